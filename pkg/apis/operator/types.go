@@ -1,0 +1,111 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package operator
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperator asks for an nginx Deployment and a Service in its namespace.
+type NginxOperator struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	Spec   NginxOperatorSpec
+	Status NginxOperatorStatus
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorList is a list of NginxOperators.
+type NginxOperatorList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []NginxOperator
+}
+
+// NginxOperatorSpec is the union of the specs of every served version.
+type NginxOperatorSpec struct {
+	// Image is the nginx container image.
+	Image string
+	// Replicas is the desired number of pods; nil when QPS drives the count.
+	Replicas *int32
+	// Ports are the nginx container ports; the first one is v1alpha1's "port".
+	Ports []corev1.ContainerPort
+	// ForceRedeploy: any change rolls the pods.
+	ForceRedeploy string
+	// Resources of the nginx container.
+	Resources corev1.ResourceRequirements
+	// Env of the nginx container.
+	Env []corev1.EnvVar
+	// Service describes the Service in front of the pods.
+	Service *ServiceSpec
+	// QPS, when set, derives the replica count from the load to serve.
+	QPS *QPSSpec
+}
+
+// ServiceSpec describes the Service created for an NginxOperator.
+type ServiceSpec struct {
+	Type  corev1.ServiceType
+	Ports []ServicePort
+}
+
+// ServicePort exposes one named container port.
+type ServicePort struct {
+	// Name is the name of the container port this service port targets.
+	Name string
+	// Port is the port the Service listens on.
+	Port int32
+	// NodePort is the node port for NodePort and LoadBalancer services; allocated when nil.
+	NodePort *int32
+}
+
+// QPSSpec sizes the Deployment from the load it must serve.
+type QPSSpec struct {
+	// SinglePodQPS is the load one pod can serve.
+	SinglePodQPS int32
+	// TotalQPS is the load to serve; replicas = ceil(TotalQPS / SinglePodQPS).
+	TotalQPS int32
+}
+
+// NginxOperatorStatus is the union of the statuses of every served version.
+type NginxOperatorStatus struct {
+	ObservedGeneration int64
+	Replicas           int32
+	ReadyReplicas      int32
+	AvailableReplicas  int32
+	// Selector is the label selector of the pods, in string form, for /scale.
+	Selector string
+	// RealQPS is SinglePodQPS times the ready pods as observed.
+	RealQPS *int64
+	Conditions []metav1.Condition
+}
+
+// Condition types and reasons reported in status.conditions.
+const (
+	ConditionAvailable        = "Available"
+	ConditionProgressing      = "Progressing"
+	ConditionOperatorDegraded = "OperatorDegraded"
+
+	ReasonOperatorResourceNotAvailable  = "OperatorResourceNotAvailable"
+	ReasonOperandDeploymentNotAvailable = "OperandDeploymentNotAvailable"
+	ReasonOperandDeploymentFailed       = "OperandDeploymentFailed"
+	ReasonOperatorSucceeded             = "OperatorSucceeded"
+)

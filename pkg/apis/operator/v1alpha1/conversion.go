@@ -1,0 +1,176 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package v1alpha1
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/conversion"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+// PreservedFieldsAnnotation carries, in v1alpha2 form, everything v1alpha1 cannot
+// express, so that a read-modify-write through v1alpha1 loses nothing. It exists only
+// on the v1alpha1 wire form; the internal and stored objects never hold it.
+const PreservedFieldsAnnotation = "operator.example.com/v1alpha2-fields"
+
+// preservedFields is the annotation payload. Replicas, forceRedeploy and conditions
+// are left out because v1alpha1 carries them itself.
+type preservedFields struct {
+	Spec   v1alpha2.NginxOperatorSpec   `json:"spec"`
+	Status v1alpha2.NginxOperatorStatus `json:"status,omitempty"`
+}
+
+// Convert_operator_NginxOperator_To_v1alpha1_NginxOperator writes the annotation only
+// when the object differs from what a plain v1alpha1 object converts to.
+func Convert_operator_NginxOperator_To_v1alpha1_NginxOperator(in *operator.NginxOperator, out *NginxOperator, s conversion.Scope) error {
+	if err := autoConvert_operator_NginxOperator_To_v1alpha1_NginxOperator(in, out, s); err != nil {
+		return err
+	}
+	var plain operator.NginxOperatorSpec
+	if err := Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(&out.Spec, &plain, s); err != nil {
+		return err
+	}
+	if apiequality.Semantic.DeepEqual(plain, in.Spec) && !hasV1alpha2OnlyStatus(&in.Status) {
+		return nil
+	}
+	var p preservedFields
+	if err := v1alpha2.Convert_operator_NginxOperatorSpec_To_v1alpha2_NginxOperatorSpec(&in.Spec, &p.Spec, s); err != nil {
+		return err
+	}
+	p.Spec.Replicas, p.Spec.ForceRedeploy = nil, ""
+	if err := v1alpha2.Convert_operator_NginxOperatorStatus_To_v1alpha2_NginxOperatorStatus(&in.Status, &p.Status, s); err != nil {
+		return err
+	}
+	p.Status.Conditions = nil
+	data, err := json.Marshal(&p)
+	if err != nil {
+		return err
+	}
+	// The annotation map is shared with the input after the shallow meta copy.
+	annotations := make(map[string]string, len(in.Annotations)+1)
+	for k, v := range in.Annotations {
+		annotations[k] = v
+	}
+	annotations[PreservedFieldsAnnotation] = string(data)
+	out.Annotations = annotations
+	return nil
+}
+
+// Convert_v1alpha1_NginxOperator_To_operator_NginxOperator restores what the annotation
+// preserved and lets the v1alpha1 fields, which the client may have edited, win.
+func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator, out *operator.NginxOperator, s conversion.Scope) error {
+	if err := autoConvert_v1alpha1_NginxOperator_To_operator_NginxOperator(in, out, s); err != nil {
+		return err
+	}
+	raw, found := in.Annotations[PreservedFieldsAnnotation]
+	if !found {
+		return nil
+	}
+	var p preservedFields
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return fmt.Errorf("metadata.annotations[%s]: invalid value: %w", PreservedFieldsAnnotation, err)
+	}
+	var spec operator.NginxOperatorSpec
+	if err := v1alpha2.Convert_v1alpha2_NginxOperatorSpec_To_operator_NginxOperatorSpec(&p.Spec, &spec, s); err != nil {
+		return err
+	}
+	spec.Replicas = out.Spec.Replicas
+	spec.ForceRedeploy = out.Spec.ForceRedeploy
+	if in.Spec.Port != nil {
+		if len(spec.Ports) > 0 {
+			spec.Ports[0].ContainerPort = *in.Spec.Port
+		} else {
+			spec.Ports = out.Spec.Ports
+		}
+	}
+	out.Spec = spec
+
+	conditions := out.Status.Conditions
+	if err := v1alpha2.Convert_v1alpha2_NginxOperatorStatus_To_operator_NginxOperatorStatus(&p.Status, &out.Status, s); err != nil {
+		return err
+	}
+	out.Status.Conditions = conditions
+
+	annotations := make(map[string]string, len(in.Annotations))
+	for k, v := range in.Annotations {
+		if k != PreservedFieldsAnnotation {
+			annotations[k] = v
+		}
+	}
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	out.Annotations = annotations
+	return nil
+}
+
+// Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec converts a plain
+// v1alpha1 spec: its port becomes the single named port, and image and Service get
+// the values v1alpha2 defaulting would give, so stored objects read back through
+// v1alpha1 need no annotation.
+func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxOperatorSpec, out *operator.NginxOperatorSpec, s conversion.Scope) error {
+	*out = operator.NginxOperatorSpec{
+		Image:         v1alpha2.DefaultImage,
+		Replicas:      in.Replicas,
+		ForceRedeploy: in.ForceRedploy,
+		Service:       &operator.ServiceSpec{Type: corev1.ServiceTypeClusterIP},
+	}
+	if in.Port != nil {
+		out.Ports = []corev1.ContainerPort{{Name: v1alpha2.DefaultPortName, ContainerPort: *in.Port, Protocol: corev1.ProtocolTCP}}
+		out.Service.Ports = []operator.ServicePort{{Name: v1alpha2.DefaultPortName, Port: *in.Port}}
+	}
+	return nil
+}
+
+// Convert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec keeps what v1alpha1
+// can express; the object-level conversion preserves the rest.
+func Convert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec(in *operator.NginxOperatorSpec, out *NginxOperatorSpec, s conversion.Scope) error {
+	*out = NginxOperatorSpec{Replicas: in.Replicas, ForceRedploy: in.ForceRedeploy}
+	if len(in.Ports) > 0 {
+		port := in.Ports[0].ContainerPort
+		out.Port = &port
+	}
+	return nil
+}
+
+// Convert_operator_NginxOperatorStatus_To_v1alpha1_NginxOperatorStatus keeps the
+// conditions; the object-level conversion preserves the rest.
+func Convert_operator_NginxOperatorStatus_To_v1alpha1_NginxOperatorStatus(in *operator.NginxOperatorStatus, out *NginxOperatorStatus, s conversion.Scope) error {
+	out.Conditions = in.Conditions
+	return nil
+}
+
+func hasV1alpha2OnlyStatus(status *operator.NginxOperatorStatus) bool {
+	withoutConditions := *status
+	withoutConditions.Conditions = nil
+	return !apiequality.Semantic.DeepEqual(withoutConditions, operator.NginxOperatorStatus{})
+}
+
+// preservedQPSMode reports whether the annotation records a QPS-driven object.
+func preservedQPSMode(annotations map[string]string) bool {
+	raw, found := annotations[PreservedFieldsAnnotation]
+	if !found {
+		return false
+	}
+	var p preservedFields
+	return json.Unmarshal([]byte(raw), &p) == nil && p.Spec.QPS != nil
+}

@@ -1,0 +1,80 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.36
+// +k8s:prerelease-lifecycle-gen:deprecated=1.37
+// +k8s:prerelease-lifecycle-gen:removed=1.40
+// +k8s:prerelease-lifecycle-gen:replacement=operator.example.com,v1alpha2,NginxOperator
+
+// NginxOperator runs nginx as a Deployment with a Service in front of it.
+// Deprecated: use operator.example.com/v1alpha2.
+type NginxOperator struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired nginx deployment.
+	// +optional
+	Spec NginxOperatorSpec `json:"spec,omitempty"`
+	// status is what the controller last observed.
+	// +optional
+	Status NginxOperatorStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +k8s:prerelease-lifecycle-gen:introduced=1.36
+// +k8s:prerelease-lifecycle-gen:deprecated=1.37
+// +k8s:prerelease-lifecycle-gen:removed=1.40
+// +k8s:prerelease-lifecycle-gen:replacement=operator.example.com,v1alpha2,NginxOperatorList
+
+// NginxOperatorList is a list of NginxOperators.
+type NginxOperatorList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []NginxOperator `json:"items"`
+}
+
+// NginxOperatorSpec is the desired nginx deployment.
+type NginxOperatorSpec struct {
+	// port is the nginx container port. Defaults to 80.
+	// +optional
+	Port *int32 `json:"port,omitempty"`
+	// replicas is the desired number of pods. Defaults to 1.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// forceRedploy rolls all pods whenever its value changes. The spelling is the
+	// wire name existing manifests use.
+	// +optional
+	ForceRedploy string `json:"forceRedploy,omitempty"`
+}
+
+// NginxOperatorStatus is what the controller last observed.
+type NginxOperatorStatus struct {
+	// conditions are Available, Progressing and OperatorDegraded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
