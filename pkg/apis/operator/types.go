@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package operator
 
 import (
@@ -94,7 +95,7 @@ type NginxOperatorStatus struct {
 	// Selector is the label selector of the pods, in string form, for /scale.
 	Selector string
 	// RealQPS is SinglePodQPS times the ready pods as observed.
-	RealQPS *int64
+	RealQPS    *int64
 	Conditions []metav1.Condition
 }
 

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 package v1alpha2
 
 import (
@@ -44,11 +45,6 @@ func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
 	}
 	if len(spec.Ports) == 0 {
 		spec.Ports = []corev1.ContainerPort{{Name: DefaultPortName, ContainerPort: DefaultPortNumber, Protocol: corev1.ProtocolTCP}}
-	}
-	for i := range spec.Ports {
-		if spec.Ports[i].Protocol == "" {
-			spec.Ports[i].Protocol = corev1.ProtocolTCP
-		}
 	}
 	if spec.Service == nil {
 		spec.Service = &ServiceSpec{}

@@ -1,0 +1,150 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func validateEnv(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	names := sets.New[string]()
+	for i, ev := range env {
+		idxPath := fldPath.Index(i)
+		namePath := idxPath.Child("name")
+		if ev.Name == "" {
+			allErrs = append(allErrs, field.Required(namePath, ""))
+		} else {
+			for _, msg := range validation.IsEnvVarName(ev.Name) {
+				allErrs = append(allErrs, field.Invalid(namePath, ev.Name, msg))
+			}
+			if names.Has(ev.Name) {
+				allErrs = append(allErrs, field.Duplicate(namePath, ev.Name))
+			}
+			names.Insert(ev.Name)
+		}
+		if ev.ValueFrom != nil {
+			allErrs = append(allErrs, validateEnvVarSource(ev.ValueFrom, ev.Value != "", idxPath.Child("valueFrom"))...)
+		}
+	}
+	return allErrs
+}
+
+// validateEnvVarSource requires exactly one source, as the pod API does.
+func validateEnvVarSource(src *corev1.EnvVarSource, hasValue bool, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if hasValue {
+		allErrs = append(allErrs, field.Invalid(fldPath, "", "may not be specified when value is not empty"))
+	}
+	sources := 0
+	for _, set := range []bool{src.FieldRef != nil, src.ResourceFieldRef != nil, src.ConfigMapKeyRef != nil, src.SecretKeyRef != nil, src.FileKeyRef != nil} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		allErrs = append(allErrs, field.Invalid(fldPath, sources, "must specify exactly one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef or fileKeyRef"))
+	}
+	for _, ref := range []struct {
+		set       bool
+		name, key string
+		field     string
+	}{
+		{src.ConfigMapKeyRef != nil, refName(src.ConfigMapKeyRef), refKey(src.ConfigMapKeyRef), "configMapKeyRef"},
+		{src.SecretKeyRef != nil, secretName(src.SecretKeyRef), secretKey(src.SecretKeyRef), "secretKeyRef"},
+	} {
+		if !ref.set {
+			continue
+		}
+		if ref.name == "" {
+			allErrs = append(allErrs, field.Required(fldPath.Child(ref.field, "name"), ""))
+		}
+		if ref.key == "" {
+			allErrs = append(allErrs, field.Required(fldPath.Child(ref.field, "key"), ""))
+		}
+	}
+	if src.FieldRef != nil && src.FieldRef.FieldPath == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("fieldRef", "fieldPath"), ""))
+	}
+	if src.ResourceFieldRef != nil && src.ResourceFieldRef.Resource == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("resourceFieldRef", "resource"), ""))
+	}
+	return allErrs
+}
+
+func refName(r *corev1.ConfigMapKeySelector) string {
+	if r == nil {
+		return ""
+	}
+	return r.Name
+}
+
+func refKey(r *corev1.ConfigMapKeySelector) string {
+	if r == nil {
+		return ""
+	}
+	return r.Key
+}
+
+func secretName(r *corev1.SecretKeySelector) string {
+	if r == nil {
+		return ""
+	}
+	return r.Name
+}
+
+func secretKey(r *corev1.SecretKeySelector) string {
+	if r == nil {
+		return ""
+	}
+	return r.Key
+}
+
+// validateResources requires valid names, non-negative quantities and requests within limits.
+func validateResources(res *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	for _, list := range []struct {
+		values corev1.ResourceList
+		path   *field.Path
+	}{{res.Limits, fldPath.Child("limits")}, {res.Requests, fldPath.Child("requests")}} {
+		for name, q := range list.values {
+			keyPath := list.path.Key(string(name))
+			for _, msg := range validation.IsQualifiedName(string(name)) {
+				allErrs = append(allErrs, field.Invalid(keyPath, name, msg))
+			}
+			if q.Sign() < 0 {
+				allErrs = append(allErrs, field.Invalid(keyPath, q.String(), "must be greater than or equal to 0"))
+			}
+		}
+	}
+	for name, request := range res.Requests {
+		limit, found := res.Limits[name]
+		if found && request.Cmp(limit) > 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("requests").Key(string(name)), request.String(),
+				fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
+		}
+	}
+	if len(res.Claims) > 0 {
+		allErrs = append(allErrs, field.Forbidden(fldPath.Child("claims"), "resource claims are not supported"))
+	}
+	return allErrs
+}

@@ -1,0 +1,81 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+// Package validation checks NginxOperators on create, update and status update and
+// reports every problem with its field path.
+package validation
+
+import (
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+)
+
+// PreservedFieldsAnnotation is reserved for v1alpha1 conversion (see v1alpha1.PreservedFieldsAnnotation);
+// it is repeated here because the internal package must not import a versioned one.
+const PreservedFieldsAnnotation = "operator.example.com/v1alpha2-fields"
+
+// ValidateNginxOperatorName requires a DNS-1035 label, because the name becomes the
+// name of the Deployment and the Service.
+var ValidateNginxOperatorName = apimachineryvalidation.NameIsDNS1035Label
+
+// ValidateNginxOperator validates a new object.
+func ValidateNginxOperator(obj *operator.NginxOperator) field.ErrorList {
+	metaPath := field.NewPath("metadata")
+	allErrs := apimachineryvalidation.ValidateObjectMeta(&obj.ObjectMeta, true, ValidateNginxOperatorName, metaPath)
+	if _, found := obj.Annotations[PreservedFieldsAnnotation]; found {
+		allErrs = append(allErrs, field.Forbidden(metaPath.Child("annotations").Key(PreservedFieldsAnnotation),
+			"reserved for the v1alpha1 representation; set the fields in v1alpha2 instead"))
+	}
+	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, field.NewPath("spec"))...)
+}
+
+// ValidateNginxOperatorUpdate validates an update of the main resource.
+func ValidateNginxOperatorUpdate(obj, old *operator.NginxOperator) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	return append(allErrs, ValidateNginxOperator(obj)...)
+}
+
+// ValidateNginxOperatorStatusUpdate validates an update of the status subresource.
+func ValidateNginxOperatorStatusUpdate(obj, old *operator.NginxOperator) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	return append(allErrs, ValidateNginxOperatorStatus(&obj.Status, field.NewPath("status"))...)
+}
+
+// ValidateNginxOperatorStatus checks counters, the selector and the conditions.
+func ValidateNginxOperatorStatus(status *operator.NginxOperatorStatus, fldPath *field.Path) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateNonnegativeField(status.ObservedGeneration, fldPath.Child("observedGeneration"))
+	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(status.Replicas), fldPath.Child("replicas"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(status.ReadyReplicas), fldPath.Child("readyReplicas"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(status.AvailableReplicas), fldPath.Child("availableReplicas"))...)
+	if status.ReadyReplicas > status.Replicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("readyReplicas"), status.ReadyReplicas, "must not exceed status.replicas"))
+	}
+	if status.AvailableReplicas > status.ReadyReplicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("availableReplicas"), status.AvailableReplicas, "must not exceed status.readyReplicas"))
+	}
+	if status.Selector != "" {
+		if _, err := labels.Parse(status.Selector); err != nil {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("selector"), status.Selector, err.Error()))
+		}
+	}
+	if status.RealQPS != nil {
+		allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(*status.RealQPS, fldPath.Child("realQPS"))...)
+	}
+	return append(allErrs, metav1validation.ValidateConditions(status.Conditions, fldPath.Child("conditions"))...)
+}

@@ -1,0 +1,76 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package apiserver
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/registry/nginxoperator"
+)
+
+// Config is the configuration of the server.
+type Config struct {
+	GenericConfig *genericapiserver.RecommendedConfig
+}
+
+// CompletedConfig can only be built by Complete.
+type CompletedConfig struct {
+	generic genericapiserver.CompletedConfig
+}
+
+// Server is the running nginx-operator API server.
+type Server struct {
+	GenericAPIServer *genericapiserver.GenericAPIServer
+}
+
+// Complete fills in defaults of the generic configuration.
+func (c *Config) Complete() CompletedConfig {
+	return CompletedConfig{generic: c.GenericConfig.Complete()}
+}
+
+// New builds the server and installs the operator.example.com group in every version.
+func (c CompletedConfig) New() (*Server, error) {
+	generic, err := c.generic.New("nginx-operator-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, err
+	}
+	storage, err := nginxoperator.NewStorage(Scheme, c.generic.RESTOptionsGetter)
+	if err != nil {
+		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
+	}
+
+	group := genericapiserver.NewDefaultAPIGroupInfo(operator.GroupName, Scheme, metav1.ParameterCodec, Codecs)
+	group.NegotiatedSerializer = withoutProtobuf{Codecs}
+	resources := map[string]rest.Storage{
+		"nginxoperators":        storage.NginxOperator,
+		"nginxoperators/status": storage.Status,
+		"nginxoperators/scale":  storage.Scale,
+	}
+	group.VersionedResourcesStorageMap[v1alpha2.SchemeGroupVersion.Version] = resources
+	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = resources
+	if err := generic.InstallAPIGroup(&group); err != nil {
+		return nil, err
+	}
+	return &Server{GenericAPIServer: generic}, nil
+}

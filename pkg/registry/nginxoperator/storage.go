@@ -1,0 +1,122 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nginxoperator
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+)
+
+// Storage bundles the main resource with its subresources.
+type Storage struct {
+	NginxOperator *REST
+	Status        *StatusREST
+	Scale         *ScaleREST
+}
+
+// NewStorage builds the etcd-backed storage of nginxoperators.
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*Storage, error) {
+	strategy := NewStrategy(scheme)
+	store := &genericregistry.Store{
+		NewFunc:                   func() runtime.Object { return &operator.NginxOperator{} },
+		NewListFunc:               func() runtime.Object { return &operator.NginxOperatorList{} },
+		PredicateFunc:             Match,
+		DefaultQualifiedResource:  operator.Resource("nginxoperators"),
+		SingularQualifiedResource: operator.Resource("nginxoperator"),
+
+		CreateStrategy:      strategy,
+		UpdateStrategy:      strategy,
+		DeleteStrategy:      strategy,
+		ResetFieldsStrategy: strategy,
+
+		TableConvertor: tableConvertor{},
+	}
+	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
+		return nil, err
+	}
+
+	statusStore := *store
+	statusStrategy := NewStatusStrategy(strategy)
+	statusStore.UpdateStrategy = statusStrategy
+	statusStore.ResetFieldsStrategy = statusStrategy
+
+	return &Storage{
+		NginxOperator: &REST{store},
+		Status:        &StatusREST{store: &statusStore},
+		Scale:         &ScaleREST{store: store},
+	}, nil
+}
+
+// REST serves the main resource.
+type REST struct {
+	*genericregistry.Store
+}
+
+// ShortNames makes "kubectl get ngx" work.
+func (r *REST) ShortNames() []string { return []string{"ngx"} }
+
+// Categories puts NginxOperators into "kubectl get all".
+func (r *REST) Categories() []string { return []string{"all"} }
+
+// StatusREST serves the status subresource.
+type StatusREST struct {
+	store *genericregistry.Store
+}
+
+var (
+	_ rest.Patcher                  = &StatusREST{}
+	_ rest.ResetFieldsStrategy      = &StatusREST{}
+	_ rest.ShortNamesProvider       = &REST{}
+	_ rest.CategoriesProvider       = &REST{}
+	_ rest.StandardStorage          = &REST{}
+	_ rest.TableConvertor           = &StatusREST{}
+	_ rest.GroupVersionKindProvider = &ScaleREST{}
+)
+
+// New returns an empty NginxOperator.
+func (r *StatusREST) New() runtime.Object { return &operator.NginxOperator{} }
+
+// Destroy is a no-op: the main resource owns the shared store.
+func (r *StatusREST) Destroy() {}
+
+// Get returns the whole object, as for built-in status subresources.
+func (r *StatusREST) Get(ctx context.Context, name string, options *metav1.GetOptions) (runtime.Object, error) {
+	return r.store.Get(ctx, name, options)
+}
+
+// Update writes status only; creating through the status subresource is refused.
+func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.UpdatedObjectInfo, createValidation rest.ValidateObjectFunc, updateValidation rest.ValidateObjectUpdateFunc, forceAllowCreate bool, options *metav1.UpdateOptions) (runtime.Object, bool, error) {
+	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
+}
+
+// GetResetFields tells server-side apply that the status subresource never writes spec.
+func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return r.store.GetResetFields()
+}
+
+// ConvertToTable renders the same columns as the main resource.
+func (r *StatusREST) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
+	return r.store.ConvertToTable(ctx, object, tableOptions)
+}

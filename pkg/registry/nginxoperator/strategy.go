@@ -1,0 +1,151 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package nginxoperator holds the storage of the nginxoperators resource and its
+// status and scale subresources.
+package nginxoperator
+
+import (
+	"context"
+	"fmt"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/names"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/validation"
+)
+
+// servedVersions lists the wire versions whose reset fields must be declared for
+// server-side apply.
+var servedVersions = []string{"operator.example.com/v1alpha1", "operator.example.com/v1alpha2"}
+
+// nginxOperatorStrategy governs writes to the main resource: status is ignored there
+// and the generation moves only when the spec changes.
+type nginxOperatorStrategy struct {
+	runtime.ObjectTyper
+	names.NameGenerator
+}
+
+// NewStrategy returns the strategy of the main resource.
+func NewStrategy(typer runtime.ObjectTyper) nginxOperatorStrategy {
+	return nginxOperatorStrategy{typer, names.SimpleNameGenerator}
+}
+
+func (nginxOperatorStrategy) NamespaceScoped() bool { return true }
+
+// GetResetFields tells server-side apply that the main resource never writes status.
+func (nginxOperatorStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return resetFields("status")
+}
+
+func (nginxOperatorStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	o := obj.(*operator.NginxOperator)
+	o.Status = operator.NginxOperatorStatus{}
+	o.Generation = 1
+}
+
+func (nginxOperatorStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	newObj, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
+	newObj.Status = oldObj.Status
+	if !apiequality.Semantic.DeepEqual(newObj.Spec, oldObj.Spec) {
+		newObj.Generation = oldObj.Generation + 1
+	}
+}
+
+func (nginxOperatorStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	return validation.ValidateNginxOperator(obj.(*operator.NginxOperator))
+}
+
+func (nginxOperatorStrategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
+	return nil
+}
+
+func (nginxOperatorStrategy) AllowCreateOnUpdate(ctx context.Context) bool { return false }
+
+// AllowUnconditionalUpdate lets "kubectl replace" without a resourceVersion work, as for
+// built-in workloads; a stale resourceVersion still conflicts.
+func (nginxOperatorStrategy) AllowUnconditionalUpdate(ctx context.Context) bool { return true }
+
+func (nginxOperatorStrategy) Canonicalize(obj runtime.Object) {}
+
+func (nginxOperatorStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validation.ValidateNginxOperatorUpdate(obj.(*operator.NginxOperator), old.(*operator.NginxOperator))
+}
+
+func (nginxOperatorStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
+	return nil
+}
+
+// statusStrategy governs the status subresource: only status (and not metadata
+// beyond what status writers may touch) changes there.
+type statusStrategy struct {
+	nginxOperatorStrategy
+}
+
+// NewStatusStrategy returns the strategy of the status subresource.
+func NewStatusStrategy(strategy nginxOperatorStrategy) statusStrategy {
+	return statusStrategy{strategy}
+}
+
+// GetResetFields tells server-side apply that the status subresource never writes spec.
+func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return resetFields("spec")
+}
+
+func (statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	newObj, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
+	newObj.Spec = oldObj.Spec
+	metav1.ResetObjectMetaForStatus(newObj, oldObj)
+}
+
+func (statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	return validation.ValidateNginxOperatorStatusUpdate(obj.(*operator.NginxOperator), old.(*operator.NginxOperator))
+}
+
+func (statusStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
+	return nil
+}
+
+func resetFields(topLevelField string) map[fieldpath.APIVersion]*fieldpath.Set {
+	fields := make(map[fieldpath.APIVersion]*fieldpath.Set, len(servedVersions))
+	for _, v := range servedVersions {
+		fields[fieldpath.APIVersion(v)] = fieldpath.NewSet(fieldpath.MakePathOrDie(topLevelField))
+	}
+	return fields
+}
+
+// GetAttrs returns the labels and the selectable fields of an NginxOperator.
+func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
+	o, ok := obj.(*operator.NginxOperator)
+	if !ok {
+		return nil, nil, fmt.Errorf("given object is not an NginxOperator: %T", obj)
+	}
+	return labels.Set(o.Labels), generic.ObjectMetaFieldsSet(&o.ObjectMeta, true), nil
+}
+
+// Match is the filter used for lists and watches with label and field selectors.
+func Match(label labels.Selector, field fields.Selector) storage.SelectionPredicate {
+	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: GetAttrs}
+}
