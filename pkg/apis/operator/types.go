@@ -64,9 +64,19 @@ type NginxOperatorSpec struct {
 
 // ServiceSpec describes the Service created for an NginxOperator.
 type ServiceSpec struct {
-	Type  corev1.ServiceType
+	Type  ServiceType
 	Ports []ServicePort
 }
+
+// ServiceType is ClusterIP, NodePort or LoadBalancer.
+type ServiceType string
+
+// The supported Service types.
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
 
 // ServicePort exposes one named container port.
 type ServicePort struct {

@@ -916,10 +916,10 @@ func schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref common.ReferenceCallback)
 				Properties: map[string]spec.Schema{
 					"type": {
 						SchemaProps: spec.SchemaProps{
-							Description: "type is ClusterIP (default), NodePort or LoadBalancer.\n\nPossible enum values:\n - `\"ClusterIP\"` means a service will only be accessible inside the cluster, via the cluster IP.\n - `\"ExternalName\"` means a service consists of only a reference to an external name that kubedns or equivalent will return as a CNAME record, with no exposing or proxying of any pods involved.\n - `\"LoadBalancer\"` means a service will be exposed via an external load balancer (if the cloud provider supports it), in addition to 'NodePort' type.\n - `\"NodePort\"` means a service will be exposed on one port of every node, in addition to 'ClusterIP' type.",
+							Description: "type is ClusterIP (default), NodePort or LoadBalancer.\n\nPossible enum values:\n - `\"ClusterIP\"`\n - `\"LoadBalancer\"`\n - `\"NodePort\"`",
 							Type:        []string{"string"},
 							Format:      "",
-							Enum:        []interface{}{"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"},
+							Enum:        []interface{}{"ClusterIP", "LoadBalancer", "NodePort"},
 						},
 					},
 					"ports": {

@@ -59,7 +59,7 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 		func(s *operator.ServiceSpec, c randfill.Continue) {
 			c.FillNoCustom(s)
 			if s.Type == "" {
-				s.Type = corev1.ServiceTypeClusterIP
+				s.Type = operator.ServiceTypeClusterIP
 			}
 			if len(s.Ports) == 0 {
 				s.Ports = []operator.ServicePort{{Name: "http"}}

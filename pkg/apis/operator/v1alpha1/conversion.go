@@ -133,7 +133,7 @@ func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxO
 		Image:         v1alpha2.DefaultImage,
 		Replicas:      in.Replicas,
 		ForceRedeploy: in.ForceRedploy,
-		Service:       &operator.ServiceSpec{Type: corev1.ServiceTypeClusterIP},
+		Service:       &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP},
 	}
 	if in.Port != nil {
 		out.Ports = []corev1.ContainerPort{{Name: v1alpha2.DefaultPortName, ContainerPort: *in.Port, Protocol: corev1.ProtocolTCP}}

@@ -56,7 +56,7 @@ func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
 // and lets a Service port default to the number of the container port it targets.
 func setServiceDefaults(svc *ServiceSpec, ports []corev1.ContainerPort) {
 	if svc.Type == "" {
-		svc.Type = corev1.ServiceTypeClusterIP
+		svc.Type = ServiceTypeClusterIP
 	}
 	if len(svc.Ports) == 0 {
 		for _, p := range ports {

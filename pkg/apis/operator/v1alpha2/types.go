@@ -90,13 +90,24 @@ type NginxOperatorSpec struct {
 type ServiceSpec struct {
 	// type is ClusterIP (default), NodePort or LoadBalancer.
 	// +optional
-	Type corev1.ServiceType `json:"type,omitempty"`
+	Type ServiceType `json:"type,omitempty"`
 	// ports maps container ports to Service ports. Defaults to one port per container port.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
 	Ports []ServicePort `json:"ports,omitempty"`
 }
+
+// ServiceType is the type of the Service in front of the pods.
+// +enum
+type ServiceType string
+
+// The supported Service types.
+const (
+	ServiceTypeClusterIP    ServiceType = "ClusterIP"
+	ServiceTypeNodePort     ServiceType = "NodePort"
+	ServiceTypeLoadBalancer ServiceType = "LoadBalancer"
+)
 
 // ServicePort exposes one named container port.
 type ServicePort struct {

@@ -31,7 +31,7 @@ import (
 
 var (
 	supportedProtocols    = sets.New(corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP)
-	supportedServiceTypes = sets.New(corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer)
+	supportedServiceTypes = sets.New(operator.ServiceTypeClusterIP, operator.ServiceTypeNodePort, operator.ServiceTypeLoadBalancer)
 )
 
 // The default Kubernetes --service-node-port-range.
@@ -131,7 +131,7 @@ func validateService(svc *operator.ServiceSpec, containerPorts []corev1.Containe
 	for _, p := range containerPorts {
 		protocolByName[p.Name] = p.Protocol
 	}
-	allowsNodePort := svc.Type == corev1.ServiceTypeNodePort || svc.Type == corev1.ServiceTypeLoadBalancer
+	allowsNodePort := svc.Type == operator.ServiceTypeNodePort || svc.Type == operator.ServiceTypeLoadBalancer
 	names := sets.New[string]()
 	numbers := sets.New[string]()
 	nodePorts := sets.New[int32]()

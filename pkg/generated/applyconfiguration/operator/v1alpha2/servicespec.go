@@ -19,7 +19,7 @@ limitations under the License.
 package v1alpha2
 
 import (
-	v1 "k8s.io/api/core/v1"
+	operatorv1alpha2 "github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
 // ServiceSpecApplyConfiguration represents a declarative configuration of the ServiceSpec type for use
@@ -28,7 +28,7 @@ import (
 // ServiceSpec describes the Service created for an NginxOperator.
 type ServiceSpecApplyConfiguration struct {
 	// type is ClusterIP (default), NodePort or LoadBalancer.
-	Type *v1.ServiceType `json:"type,omitempty"`
+	Type *operatorv1alpha2.ServiceType `json:"type,omitempty"`
 	// ports maps container ports to Service ports. Defaults to one port per container port.
 	Ports []ServicePortApplyConfiguration `json:"ports,omitempty"`
 }
@@ -42,7 +42,7 @@ func ServiceSpec() *ServiceSpecApplyConfiguration {
 // WithType sets the Type field in the declarative configuration to the given value
 // and returns the receiver, so that objects can be built by chaining "With" function invocations.
 // If called multiple times, the Type field is set to the value of the last call.
-func (b *ServiceSpecApplyConfiguration) WithType(value v1.ServiceType) *ServiceSpecApplyConfiguration {
+func (b *ServiceSpecApplyConfiguration) WithType(value operatorv1alpha2.ServiceType) *ServiceSpecApplyConfiguration {
 	b.Type = &value
 	return b
 }
