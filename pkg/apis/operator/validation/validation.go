@@ -63,11 +63,9 @@ func ValidateNginxOperatorStatus(status *operator.NginxOperatorStatus, fldPath *
 	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(status.Replicas), fldPath.Child("replicas"))...)
 	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(status.ReadyReplicas), fldPath.Child("readyReplicas"))...)
 	allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(int64(status.AvailableReplicas), fldPath.Child("availableReplicas"))...)
-	if status.ReadyReplicas > status.Replicas {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("readyReplicas"), status.ReadyReplicas, "must not exceed status.replicas"))
-	}
-	if status.AvailableReplicas > status.ReadyReplicas {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("availableReplicas"), status.AvailableReplicas, "must not exceed status.readyReplicas"))
+	// Relations between counters only make sense once each counter is valid.
+	if len(allErrs) == 0 {
+		allErrs = append(allErrs, validateCounterOrder(status, fldPath)...)
 	}
 	if status.Selector != "" {
 		if _, err := labels.Parse(status.Selector); err != nil {
@@ -78,4 +76,15 @@ func ValidateNginxOperatorStatus(status *operator.NginxOperatorStatus, fldPath *
 		allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(*status.RealQPS, fldPath.Child("realQPS"))...)
 	}
 	return append(allErrs, metav1validation.ValidateConditions(status.Conditions, fldPath.Child("conditions"))...)
+}
+
+func validateCounterOrder(status *operator.NginxOperatorStatus, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if status.ReadyReplicas > status.Replicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("readyReplicas"), status.ReadyReplicas, "must not exceed status.replicas"))
+	}
+	if status.AvailableReplicas > status.ReadyReplicas {
+		allErrs = append(allErrs, field.Invalid(fldPath.Child("availableReplicas"), status.AvailableReplicas, "must not exceed status.readyReplicas"))
+	}
+	return allErrs
 }

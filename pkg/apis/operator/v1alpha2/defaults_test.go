@@ -1,0 +1,93 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package v1alpha2_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/install"
+	. "github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+func TestDefaults(t *testing.T) {
+	scheme := runtime.NewScheme()
+	install.Install(scheme)
+	cases := []struct {
+		name string
+		in   NginxOperatorSpec
+		want NginxOperatorSpec
+	}{{
+		name: "empty spec",
+		want: NginxOperatorSpec{
+			Image:    DefaultImage,
+			Replicas: ptr.To[int32](1),
+			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+			Service:  &ServiceSpec{Type: ServiceTypeClusterIP, Ports: []ServicePort{{Name: "http", Port: 80}}},
+		},
+	}, {
+		name: "qps mode leaves replicas unset",
+		in:   NginxOperatorSpec{QPS: &QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}},
+		want: NginxOperatorSpec{
+			Image:   DefaultImage,
+			QPS:     &QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
+			Ports:   []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+			Service: &ServiceSpec{Type: ServiceTypeClusterIP, Ports: []ServicePort{{Name: "http", Port: 80}}},
+		},
+	}, {
+		name: "explicit values are kept; service ports default to their container port",
+		in: NginxOperatorSpec{
+			Image:    "nginx:mainline",
+			Replicas: ptr.To[int32](0),
+			Ports:    []corev1.ContainerPort{{Name: "web", ContainerPort: 8080}, {Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}},
+			Service:  &ServiceSpec{Type: ServiceTypeNodePort, Ports: []ServicePort{{Name: "web"}, {Name: "dns", Port: 5353}}},
+		},
+		want: NginxOperatorSpec{
+			Image:    "nginx:mainline",
+			Replicas: ptr.To[int32](0),
+			Ports:    []corev1.ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}, {Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}},
+			Service:  &ServiceSpec{Type: ServiceTypeNodePort, Ports: []ServicePort{{Name: "web", Port: 8080}, {Name: "dns", Port: 5353}}},
+		},
+	}, {
+		name: "service without ports exposes every container port",
+		in: NginxOperatorSpec{
+			Replicas: ptr.To[int32](3),
+			Ports:    []corev1.ContainerPort{{Name: "a", ContainerPort: 1000, Protocol: corev1.ProtocolTCP}, {Name: "b", ContainerPort: 2000, Protocol: corev1.ProtocolTCP}},
+			Service:  &ServiceSpec{Type: ServiceTypeLoadBalancer},
+		},
+		want: NginxOperatorSpec{
+			Image:    DefaultImage,
+			Replicas: ptr.To[int32](3),
+			Ports:    []corev1.ContainerPort{{Name: "a", ContainerPort: 1000, Protocol: corev1.ProtocolTCP}, {Name: "b", ContainerPort: 2000, Protocol: corev1.ProtocolTCP}},
+			Service:  &ServiceSpec{Type: ServiceTypeLoadBalancer, Ports: []ServicePort{{Name: "a", Port: 1000}, {Name: "b", Port: 2000}}},
+		},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &NginxOperator{Spec: tc.in}
+			scheme.Default(obj)
+			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {
+				t.Errorf("defaulted spec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
