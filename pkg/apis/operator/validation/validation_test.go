@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package validation
 
 import (
@@ -99,11 +98,20 @@ func TestValidateNginxOperator(t *testing.T) {
 			want: []string{"FieldValueInvalid spec.ports[0].containerPort"}},
 		{name: "port too high", mutate: func(o *operator.NginxOperator) { o.Spec.Ports[1].ContainerPort = 65536 },
 			want: []string{"FieldValueInvalid spec.ports[1].containerPort"}},
-		{name: "port name missing", mutate: func(o *operator.NginxOperator) { o.Spec.Ports[1].Name = ""; o.Spec.Service.Ports = o.Spec.Service.Ports[:1] },
+		{name: "port name missing", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Ports[1].Name = ""
+			o.Spec.Service.Ports = o.Spec.Service.Ports[:1]
+		},
 			want: []string{"FieldValueRequired spec.ports[1].name"}},
-		{name: "port name invalid", mutate: func(o *operator.NginxOperator) { o.Spec.Ports[1].Name = "https_"; o.Spec.Service.Ports = o.Spec.Service.Ports[:1] },
+		{name: "port name invalid", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Ports[1].Name = "https_"
+			o.Spec.Service.Ports = o.Spec.Service.Ports[:1]
+		},
 			want: []string{"FieldValueInvalid spec.ports[1].name"}},
-		{name: "duplicate port name", mutate: func(o *operator.NginxOperator) { o.Spec.Ports[1].Name = "http"; o.Spec.Service.Ports = o.Spec.Service.Ports[:1] },
+		{name: "duplicate port name", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Ports[1].Name = "http"
+			o.Spec.Service.Ports = o.Spec.Service.Ports[:1]
+		},
 			want: []string{"FieldValueDuplicate spec.ports[1].name"}},
 		{name: "duplicate port number", mutate: func(o *operator.NginxOperator) { o.Spec.Ports[1].ContainerPort = 80 },
 			want: []string{"FieldValueDuplicate spec.ports[1].containerPort"}},
