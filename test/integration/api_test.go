@@ -1,0 +1,488 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	applyv1alpha2 "github.com/example/nginx-operator/pkg/generated/applyconfiguration/operator/v1alpha2"
+)
+
+const ns = "default"
+
+func richObject(name string) *v1alpha2.NginxOperator {
+	return &v1alpha2.NginxOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"tier": "edge"}},
+		Spec: v1alpha2.NginxOperatorSpec{
+			Image:    "nginx:1.25",
+			Replicas: ptr.To[int32](2),
+			Ports: []corev1.ContainerPort{
+				{Name: "http", ContainerPort: 8080},
+				{Name: "https", ContainerPort: 8443},
+			},
+			Env:     []corev1.EnvVar{{Name: "MODE", Value: "prod"}},
+			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeNodePort, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80, NodePort: ptr.To[int32](30080)}}},
+		},
+	}
+}
+
+func TestAPIServer(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	v2 := s.client.OperatorV1alpha2().NginxOperators(ns)
+	v1 := s.client.OperatorV1alpha1().NginxOperators(ns)
+
+	t.Run("create v1alpha2 applies defaults and reads back in both versions", func(t *testing.T) {
+		created, err := v2.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "plain"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if created.Spec.Image != v1alpha2.DefaultImage || *created.Spec.Replicas != 1 || created.Spec.Ports[0].ContainerPort != 80 ||
+			created.Spec.Service.Type != v1alpha2.ServiceTypeClusterIP || created.Generation != 1 {
+			t.Errorf("defaults not applied: %+v", created)
+		}
+		old, err := v1.Get(ctx, "plain", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *old.Spec.Port != 80 || *old.Spec.Replicas != 1 || len(old.Annotations) != 0 {
+			t.Errorf("v1alpha1 view = %+v annotations=%v", old.Spec, old.Annotations)
+		}
+	})
+
+	t.Run("create v1alpha1 and read as v1alpha2", func(t *testing.T) {
+		_, err := v1.Create(ctx, &v1alpha1.NginxOperator{
+			ObjectMeta: metav1.ObjectMeta{Name: "legacy"},
+			Spec:       v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](8080), Replicas: ptr.To[int32](3), ForceRedploy: "x"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := v2.Get(ctx, "legacy", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.Ports[0].ContainerPort != 8080 || got.Spec.Ports[0].Name != "http" || *got.Spec.Replicas != 3 || got.Spec.ForceRedeploy != "x" {
+			t.Errorf("v1alpha2 view = %+v", got.Spec)
+		}
+	})
+
+	t.Run("update through v1alpha1 keeps v1alpha2-only fields", func(t *testing.T) {
+		if _, err := v2.Create(ctx, richObject("rich"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		old, err := v1.Get(ctx, "rich", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		old.Spec.Replicas = ptr.To[int32](4)
+		old.Spec.ForceRedploy = "now"
+		if _, err := v1.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := v2.Get(ctx, "rich", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *got.Spec.Replicas != 4 || got.Spec.ForceRedeploy != "now" || got.Spec.Image != "nginx:1.25" || len(got.Spec.Ports) != 2 ||
+			len(got.Spec.Env) != 1 || got.Spec.Service.Type != v1alpha2.ServiceTypeNodePort || *got.Spec.Service.Ports[0].NodePort != 30080 {
+			t.Errorf("v1alpha2-only fields lost: %+v", got.Spec)
+		}
+		if _, found := got.Annotations[v1alpha1.PreservedFieldsAnnotation]; found {
+			t.Errorf("preserved-fields annotation leaked into storage")
+		}
+		if got.Generation != 2 {
+			t.Errorf("generation = %d, want 2", got.Generation)
+		}
+	})
+
+	t.Run("v1alpha1 requests carry a deprecation warning", func(t *testing.T) {
+		for _, path := range []string{"/apis/operator.example.com/v1alpha1/namespaces/default/nginxoperators", "/apis/operator.example.com/v1alpha2/namespaces/default/nginxoperators"} {
+			resp := get(t, s.httpClient(false), s.url(path), "application/json")
+			warning := resp.Header.Get("Warning")
+			deprecated := strings.Contains(path, "v1alpha1")
+			if deprecated && !strings.Contains(warning, "deprecated") || deprecated && !strings.Contains(warning, "operator.example.com/v1alpha2 NginxOperator") {
+				t.Errorf("%s: Warning = %q, want a deprecation naming v1alpha2", path, warning)
+			}
+			if !deprecated && warning != "" {
+				t.Errorf("%s: unexpected Warning %q", path, warning)
+			}
+		}
+	})
+
+	t.Run("invalid objects get 422 with field paths", func(t *testing.T) {
+		bad := richObject("Bad.Name")
+		bad.Spec.Replicas = ptr.To[int32](-1)
+		bad.Spec.Ports[1].ContainerPort = 70000
+		bad.Spec.Service.Ports[0].NodePort = ptr.To[int32](80)
+		_, err := v2.Create(ctx, bad, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) {
+			t.Fatalf("err = %v, want 422 Invalid", err)
+		}
+		want := map[string]bool{"metadata.name": false, "spec.replicas": false, "spec.ports[1].containerPort": false, "spec.service.ports[0].nodePort": false}
+		for _, cause := range err.(apierrors.APIStatus).Status().Details.Causes {
+			want[cause.Field] = true
+		}
+		for f, seen := range want {
+			if !seen {
+				t.Errorf("no cause for %s in %v", f, err)
+			}
+		}
+		qps := richObject("qps-and-replicas")
+		qps.Spec.QPS = &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}
+		if _, err := v2.Create(ctx, qps, metav1.CreateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.replicas") {
+			t.Errorf("replicas with qps: err = %v", err)
+		}
+	})
+
+	t.Run("stale resourceVersion conflicts", func(t *testing.T) {
+		obj, err := v2.Get(ctx, "plain", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := obj.DeepCopy()
+		obj.Spec.Replicas = ptr.To[int32](2)
+		if _, err := v2.Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		stale.Spec.Replicas = ptr.To[int32](3)
+		if _, err := v2.Update(ctx, stale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+			t.Errorf("err = %v, want 409 Conflict", err)
+		}
+	})
+
+	t.Run("status subresource and main resource stay apart", func(t *testing.T) {
+		obj, err := v2.Get(ctx, "plain", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		generation := obj.Generation
+		obj.Status = v1alpha2.NginxOperatorStatus{ObservedGeneration: generation, Replicas: 2, ReadyReplicas: 2, AvailableReplicas: 1, Selector: "app=plain",
+			Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "OperatorSucceeded", LastTransitionTime: metav1.Now()}}}
+		obj.Spec.Replicas = ptr.To[int32](9)
+		updated, err := v2.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *updated.Spec.Replicas == 9 || updated.Status.ReadyReplicas != 2 || updated.Generation != generation {
+			t.Errorf("status update: spec.replicas=%d status=%+v generation=%d", *updated.Spec.Replicas, updated.Status, updated.Generation)
+		}
+		updated.Status.ReadyReplicas = 0
+		updated.Labels = map[string]string{"touched": "yes"}
+		again, err := v2.Update(ctx, updated, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Status.ReadyReplicas != 2 || again.Generation != generation {
+			t.Errorf("main update changed status or generation: %+v gen=%d", again.Status, again.Generation)
+		}
+		invalid := again.DeepCopy()
+		invalid.Status.Conditions[0].Status = "Perhaps"
+		if _, err := v2.UpdateStatus(ctx, invalid, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "status.conditions[0].status") {
+			t.Errorf("invalid condition: err = %v", err)
+		}
+	})
+
+	t.Run("scale subresource", func(t *testing.T) {
+		scale, err := v2.GetScale(ctx, "plain", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scale.Spec.Replicas != 2 || scale.Status.Selector != "app=plain" || scale.Status.Replicas != 2 {
+			t.Errorf("scale = %+v", scale)
+		}
+		scale.Spec.Replicas = 5
+		if _, err := v2.UpdateScale(ctx, "plain", scale, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := v2.Get(ctx, "plain", metav1.GetOptions{}); *got.Spec.Replicas != 5 {
+			t.Errorf("spec.replicas after scale = %d", *got.Spec.Replicas)
+		}
+		// A stale resourceVersion in the Scale conflicts.
+		if _, err := v2.UpdateScale(ctx, "plain", scale, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+			t.Errorf("stale scale: err = %v, want 409", err)
+		}
+		patch := []byte(`{"spec":{"replicas":-1}}`)
+		err = s.client.OperatorV1alpha2().RESTClient().Patch(types.MergePatchType).Namespace(ns).Resource("nginxoperators").Name("plain").SubResource("scale").Body(patch).Do(ctx).Error()
+		if !apierrors.IsInvalid(err) {
+			t.Errorf("negative scale: err = %v, want 422", err)
+		}
+
+		qps := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "qps"}, Spec: v1alpha2.NginxOperatorSpec{QPS: &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}}}
+		if _, err := v2.Create(ctx, qps, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		qpsScale, err := v2.GetScale(ctx, "qps", metav1.GetOptions{})
+		if err != nil || qpsScale.Spec.Replicas != 3 {
+			t.Fatalf("qps scale = %+v, %v; want 3 replicas", qpsScale, err)
+		}
+		qpsScale.Spec.Replicas = 6
+		_, err = v2.UpdateScale(ctx, "qps", qpsScale, metav1.UpdateOptions{})
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "QPS mode") {
+			t.Errorf("scaling a QPS-mode object: err = %v, want 422 mentioning QPS mode", err)
+		}
+	})
+
+	t.Run("server-side apply with field managers and conflicts", func(t *testing.T) {
+		cfg := applyv1alpha2.NginxOperator("applied", ns).WithSpec(applyv1alpha2.NginxOperatorSpec().WithReplicas(2).WithImage("nginx:1.26"))
+		got, err := v2.Apply(ctx, cfg, metav1.ApplyOptions{FieldManager: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.ManagedFields) == 0 || got.ManagedFields[0].Manager != "alice" {
+			t.Errorf("managedFields = %+v", got.ManagedFields)
+		}
+		other := applyv1alpha2.NginxOperator("applied", ns).WithSpec(applyv1alpha2.NginxOperatorSpec().WithReplicas(3))
+		_, err = v2.Apply(ctx, other, metav1.ApplyOptions{FieldManager: "bob"})
+		if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "spec.replicas") {
+			t.Fatalf("second manager: err = %v, want a conflict on .spec.replicas", err)
+		}
+		forced, err := v2.Apply(ctx, other, metav1.ApplyOptions{FieldManager: "bob", Force: true})
+		if err != nil || *forced.Spec.Replicas != 3 || forced.Spec.Image != "nginx:1.26" {
+			t.Fatalf("forced apply: %v %+v", err, forced)
+		}
+		// Status is reset on the main resource, so applying it there changes nothing.
+		withStatus := applyv1alpha2.NginxOperator("applied", ns).WithStatus(applyv1alpha2.NginxOperatorStatus().WithReplicas(7))
+		st, err := v2.Apply(ctx, withStatus, metav1.ApplyOptions{FieldManager: "carol"})
+		if err != nil || st.Status.Replicas != 0 {
+			t.Errorf("status applied through main resource: %v replicas=%d", err, st.Status.Replicas)
+		}
+		st, err = v2.ApplyStatus(ctx, withStatus, metav1.ApplyOptions{FieldManager: "carol"})
+		if err != nil || st.Status.Replicas != 7 || *st.Spec.Replicas != 3 {
+			t.Errorf("status apply: %v %+v", err, st)
+		}
+	})
+
+	t.Run("selectors and pagination", func(t *testing.T) {
+		list, err := v2.List(ctx, metav1.ListOptions{LabelSelector: "tier=edge"})
+		if err != nil || len(list.Items) != 1 || list.Items[0].Name != "rich" {
+			t.Errorf("label selector: %v %d items", err, len(list.Items))
+		}
+		list, err = v2.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=legacy"})
+		if err != nil || len(list.Items) != 1 || list.Items[0].Name != "legacy" {
+			t.Errorf("field selector: %v %d items", err, len(list.Items))
+		}
+		if _, err := v2.List(ctx, metav1.ListOptions{FieldSelector: "spec.nope=1"}); !apierrors.IsBadRequest(err) {
+			t.Errorf("unknown field selector: err = %v, want 400", err)
+		}
+		all, err := v2.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		opts := metav1.ListOptions{Limit: 2}
+		for {
+			page, err := v1.List(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page.Items) > 2 {
+				t.Fatalf("page of %d items with limit 2", len(page.Items))
+			}
+			for _, item := range page.Items {
+				names = append(names, item.Name)
+			}
+			if page.Continue == "" {
+				break
+			}
+			opts.Continue = page.Continue
+		}
+		if len(names) != len(all.Items) || len(names) < 4 {
+			t.Errorf("paged through %v, want all %d", names, len(all.Items))
+		}
+	})
+
+	t.Run("watch from a resourceVersion", func(t *testing.T) {
+		list, err := v2.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := v1.Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion, FieldSelector: "metadata.name=watched"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		if _, err := v2.Create(ctx, richObject("watched"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := v2.Delete(ctx, "watched", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var got []watch.EventType
+		timeout := time.After(30 * time.Second)
+		for len(got) < 2 {
+			select {
+			case ev := <-w.ResultChan():
+				obj, ok := ev.Object.(*v1alpha1.NginxOperator)
+				if !ok {
+					t.Fatalf("event object %T", ev.Object)
+				}
+				if obj.Spec.Port == nil || *obj.Spec.Port != 8080 {
+					t.Errorf("watched object not converted to v1alpha1: %+v", obj.Spec)
+				}
+				got = append(got, ev.Type)
+			case <-timeout:
+				t.Fatalf("events so far %v", got)
+			}
+		}
+		if got[0] != watch.Added || got[1] != watch.Deleted {
+			t.Errorf("events = %v", got)
+		}
+	})
+
+	t.Run("raw HTTP: table, yaml, protobuf, anonymous, health, openapi", func(t *testing.T) {
+		admin := s.httpClient(false)
+		list := s.url("/apis/operator.example.com/v1alpha2/namespaces/default/nginxoperators")
+		resp := get(t, admin, list, "application/json;as=Table;v=v1;g=meta.k8s.io")
+		var table metav1.Table
+		decode(t, resp, &table)
+		if len(table.ColumnDefinitions) != 9 || table.ColumnDefinitions[1].Name != "Replicas" || len(table.Rows) == 0 {
+			t.Errorf("table = %+v", table.ColumnDefinitions)
+		}
+		if resp := get(t, admin, list, "application/yaml"); resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Type"), "yaml") {
+			t.Errorf("yaml: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		if resp := get(t, admin, list, "application/vnd.kubernetes.protobuf"); resp.StatusCode != http.StatusNotAcceptable {
+			t.Errorf("protobuf: status %d, want 406", resp.StatusCode)
+		}
+		if resp := get(t, admin, list, "application/vnd.kubernetes.protobuf, application/json"); resp.StatusCode != http.StatusOK {
+			t.Errorf("protobuf with JSON fallback: status %d, want 200", resp.StatusCode)
+		}
+		req, _ := http.NewRequest(http.MethodPost, list, strings.NewReader("\x6b\x38\x73\x00"))
+		req.Header.Set("Content-Type", "application/vnd.kubernetes.protobuf")
+		if resp, err := admin.Do(req); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType {
+			t.Errorf("protobuf body: %v %v, want 415", err, resp)
+		}
+		anonymous := s.httpClient(true)
+		for _, path := range []string{"/apis", "/apis/operator.example.com/v1alpha2/namespaces/default/nginxoperators", "/metrics", "/openapi/v2"} {
+			if resp := get(t, anonymous, s.url(path), "application/json"); resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("anonymous %s: %d, want 401", path, resp.StatusCode)
+			}
+		}
+		for _, path := range []string{"/healthz", "/livez", "/readyz", "/readyz/etcd"} {
+			if resp := get(t, anonymous, s.url(path), "text/plain"); resp.StatusCode != http.StatusOK {
+				t.Errorf("anonymous %s: %d, want 200", path, resp.StatusCode)
+			}
+		}
+		if body := readBody(t, get(t, admin, s.url("/metrics"), "text/plain")); !strings.Contains(body, "apiserver_request_total") {
+			t.Errorf("/metrics lacks apiserver_request_total")
+		}
+		if body := readBody(t, get(t, admin, s.url("/openapi/v2"), "application/json")); !strings.Contains(body, "com.example.operator.v1alpha2.NginxOperator") {
+			t.Errorf("/openapi/v2 lacks the NginxOperator definition")
+		}
+		if body := readBody(t, get(t, admin, s.url("/openapi/v3/apis/operator.example.com/v1alpha1"), "application/json")); !strings.Contains(body, "forceRedploy") {
+			t.Errorf("/openapi/v3 for v1alpha1 lacks forceRedploy")
+		}
+		var resources metav1.APIResourceList
+		decode(t, get(t, admin, s.url("/apis/operator.example.com/v1alpha2"), "application/json"), &resources)
+		found := map[string]bool{}
+		for _, r := range resources.APIResources {
+			found[r.Name] = true
+			if r.Name == "nginxoperators" && (len(r.ShortNames) != 1 || r.ShortNames[0] != "ngx") {
+				t.Errorf("short names = %v", r.ShortNames)
+			}
+		}
+		if !found["nginxoperators"] || !found["nginxoperators/status"] || !found["nginxoperators/scale"] {
+			t.Errorf("discovery = %v", found)
+		}
+	})
+
+	t.Run("delete", func(t *testing.T) {
+		if err := v1.Delete(ctx, "legacy", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v2.Get(ctx, "legacy", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("after delete: err = %v, want 404", err)
+		}
+	})
+}
+
+func TestRestartKeepsData(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	first := startServer(t, dir)
+	if _, err := first.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, richObject("durable"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	first.stop()
+
+	second := startServer(t, dir)
+	got, err := second.client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "durable", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+	if got.Spec.Image != "nginx:1.25" || len(got.Spec.Ports) != 2 {
+		t.Errorf("after restart: %+v", got.Spec)
+	}
+	var scale autoscalingv1.Scale
+	if err := second.client.OperatorV1alpha2().RESTClient().Get().Namespace(ns).Resource("nginxoperators").Name("durable").SubResource("scale").Do(ctx).Into(&scale); err != nil || scale.Spec.Replicas != 2 {
+		t.Errorf("scale after restart: %v %+v", err, scale)
+	}
+}
+
+func get(t *testing.T, c *http.Client, url, accept string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func readBody(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func decode(t *testing.T, resp *http.Response, into interface{}) {
+	t.Helper()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s: status %d: %s", resp.Request.URL, resp.StatusCode, readBody(t, resp))
+	}
+	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+		t.Fatal(err)
+	}
+}
