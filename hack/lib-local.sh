@@ -1,0 +1,42 @@
+# Shared settings of the local control plane scripts (sourced, not run).
+# Every value can be overridden from the environment, which is how the e2e tests run
+# a private stack on free ports in a temporary directory.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+LOCAL_DIR="${LOCAL_DIR:-${ROOT}/.local}"
+PKI_DIR="${LOCAL_DIR}/pki"
+LOG_DIR="${LOCAL_DIR}/logs"
+PID_DIR="${LOCAL_DIR}/pids"
+KUBECONFIG_FILE="${LOCAL_DIR}/kubeconfig"
+
+ETCD_PORT="${ETCD_PORT:-23790}"
+ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
+KUBE_APISERVER_PORT="${KUBE_APISERVER_PORT:-16443}"
+KCM_PORT="${KCM_PORT:-20257}"
+SCHEDULER_PORT="${SCHEDULER_PORT:-20259}"
+KWOK_PORT="${KWOK_PORT:-20247}"
+OPERATOR_APISERVER_PORT="${OPERATOR_APISERVER_PORT:-18443}"
+KUBECTL="${KUBECTL:-/usr/bin/kubectl}"
+
+# Components in start order; local-down stops them in reverse.
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok nginx-operator-apiserver nginx-operator-controller)
+
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+# running <name>: true when the component's recorded process is alive.
+running() {
+  local pidfile="${PID_DIR}/$1.pid"
+  [[ -f "${pidfile}" ]] && kill -0 "$(cat "${pidfile}")" 2>/dev/null
+}
+
+# wait_for <what> <seconds> <command...>: retries the command until it succeeds.
+wait_for() {
+  local what="$1" timeout="$2"; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "timed out after ${timeout}s waiting for ${what}; logs in ${LOG_DIR}" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Starts a real local control plane in the background and registers the nginx-operator
+# API with it through APIServices, the way a cluster does:
+#   etcd, kube-apiserver (RBAC, front proxy), kube-controller-manager, kube-scheduler,
+#   kwok with fake nodes, the nginx-operator apiserver (delegated auth, embedded etcd)
+#   and, once built, the nginx-operator controller.
+# PIDs and logs live under $LOCAL_DIR (default .local/); hack/local-down.sh stops them.
+# Returns when the APIServices are Available.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
+
+for name in "${COMPONENTS[@]}"; do
+  if running "${name}"; then
+    log "the local control plane is already running (${name} is up; state in ${LOCAL_DIR}); run 'make down' first to restart it"
+    exit 0
+  fi
+done
+rm -rf "${LOCAL_DIR}"
+mkdir -p "${PKI_DIR}" "${LOG_DIR}" "${PID_DIR}"
+
+"${ROOT}/hack/tools/build.sh" >/dev/null
+source "${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh"
+(cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver)
+if [[ -f "${ROOT}/cmd/controller/main.go" ]]; then
+  (cd "${ROOT}" && go build -o bin/controller ./cmd/controller)
+fi
+
+# start <name> <command...>: runs a component detached from this shell, recording its PID.
+start() {
+  local name="$1"; shift
+  setsid "$@" >"${LOG_DIR}/${name}.log" 2>&1 < /dev/null &
+  echo $! >"${PID_DIR}/${name}.pid"
+  log "started ${name} (pid $!)"
+}
+
+# --- certificates -------------------------------------------------------------------
+new_ca() { # new_ca <file> <common name>
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+    -keyout "${PKI_DIR}/$1.key" -out "${PKI_DIR}/$1.crt" -subj "/CN=$2" 2>/dev/null
+}
+new_cert() { # new_cert <ca> <file> <subject> <serverAuth|clientAuth> [subjectAltName]
+  local ext="${PKI_DIR}/$2.ext"
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=%s\n' "$4" >"${ext}"
+  [[ -n "${5:-}" ]] && printf 'subjectAltName=%s\n' "$5" >>"${ext}"
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "${PKI_DIR}/$2.key" -out "${PKI_DIR}/$2.csr" -subj "$3" 2>/dev/null
+  openssl x509 -req -in "${PKI_DIR}/$2.csr" -CA "${PKI_DIR}/$1.crt" -CAkey "${PKI_DIR}/$1.key" \
+    -CAcreateserial -days 3650 -extfile "${ext}" -out "${PKI_DIR}/$2.crt" 2>/dev/null
+}
+new_ca ca kubernetes-ca
+new_cert ca kube-apiserver "/CN=kube-apiserver" serverAuth "DNS:localhost,DNS:kubernetes.default.svc,IP:127.0.0.1,IP:10.0.0.1"
+new_cert ca admin "/O=system:masters/CN=kubernetes-admin" clientAuth
+new_cert ca nginx-operator-apiserver-client "/CN=system:nginx-operator-apiserver" clientAuth
+new_cert ca nginx-operator-controller-client "/CN=system:nginx-operator-controller" clientAuth
+# The front proxy has its own CA: our apiserver trusts X-Remote-* headers only from it.
+new_ca front-proxy-ca front-proxy-ca
+new_cert front-proxy-ca front-proxy-client "/CN=front-proxy-client" clientAuth
+openssl genrsa -out "${PKI_DIR}/sa.key" 2048 2>/dev/null
+openssl rsa -in "${PKI_DIR}/sa.key" -pubout -out "${PKI_DIR}/sa.pub" 2>/dev/null
+# Our apiserver's serving certificate comes from its own CA, published as the APIService caBundle.
+new_ca nginx-operator-ca nginx-operator-ca
+new_cert nginx-operator-ca nginx-operator-apiserver "/CN=nginx-operator-apiserver.nginx-operator-system.svc" serverAuth \
+  "DNS:nginx-operator-apiserver.nginx-operator-system.svc,DNS:localhost,IP:127.0.0.1"
+
+write_kubeconfig() { # write_kubeconfig <file> <client cert name>
+  local file="$1"
+  "${KUBECTL}" --kubeconfig "${file}" config set-cluster local --server "https://127.0.0.1:${KUBE_APISERVER_PORT}" \
+    --certificate-authority "${PKI_DIR}/ca.crt" --embed-certs >/dev/null
+  "${KUBECTL}" --kubeconfig "${file}" config set-credentials user --client-certificate "${PKI_DIR}/$2.crt" \
+    --client-key "${PKI_DIR}/$2.key" --embed-certs >/dev/null
+  "${KUBECTL}" --kubeconfig "${file}" config set-context local --cluster local --user user >/dev/null
+  "${KUBECTL}" --kubeconfig "${file}" config use-context local >/dev/null
+}
+write_kubeconfig "${KUBECONFIG_FILE}" admin
+write_kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" nginx-operator-apiserver-client
+write_kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" nginx-operator-controller-client
+k() { "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" "$@"; }
+
+# --- control plane ------------------------------------------------------------------
+start etcd "${ETCD_BIN}" --name local --data-dir "${LOCAL_DIR}/etcd" \
+  --listen-client-urls "http://127.0.0.1:${ETCD_PORT}" --advertise-client-urls "http://127.0.0.1:${ETCD_PORT}" \
+  --listen-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" --initial-advertise-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" \
+  --initial-cluster "local=http://127.0.0.1:${ETCD_PEER_PORT}" --log-level warn
+wait_for etcd 60 curl -fsS "http://127.0.0.1:${ETCD_PORT}/health"
+
+start kube-apiserver "${KUBE_BIN_DIR}/kube-apiserver" \
+  --etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
+  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${KUBE_APISERVER_PORT}" \
+  --tls-cert-file "${PKI_DIR}/kube-apiserver.crt" --tls-private-key-file "${PKI_DIR}/kube-apiserver.key" \
+  --client-ca-file "${PKI_DIR}/ca.crt" --authorization-mode Node,RBAC \
+  --service-account-issuer https://kubernetes.default.svc --service-account-key-file "${PKI_DIR}/sa.pub" \
+  --service-account-signing-key-file "${PKI_DIR}/sa.key" --service-cluster-ip-range 10.0.0.0/24 \
+  --requestheader-client-ca-file "${PKI_DIR}/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+  --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+  --requestheader-extra-headers-prefix X-Remote-Extra- \
+  --proxy-client-cert-file "${PKI_DIR}/front-proxy-client.crt" --proxy-client-key-file "${PKI_DIR}/front-proxy-client.key"
+wait_for kube-apiserver 120 k get --raw /readyz
+
+start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
+  --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
+  --bind-address 127.0.0.1 --secure-port "${KCM_PORT}" --leader-elect=false \
+  --service-account-private-key-file "${PKI_DIR}/sa.key" --root-ca-file "${PKI_DIR}/ca.crt" \
+  --use-service-account-credentials --controllers '*'
+start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
+  --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
+  --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false
+start kwok "${KWOK_BIN}" --kubeconfig "${KUBECONFIG_FILE}" --config "${KWOK_STAGES_DIR}" \
+  --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
+  --cidr 10.0.1.0/24 --node-ip 10.0.1.1 --server-address "127.0.0.1:${KWOK_PORT}"
+
+# --- registration -------------------------------------------------------------------
+export OPERATOR_APISERVER_PORT
+CA_BUNDLE="$(base64 -w0 "${PKI_DIR}/nginx-operator-ca.crt")"
+export CA_BUNDLE
+wait_for "the default service account namespace" 60 k get namespace default
+for f in "${ROOT}"/artifacts/local/*.yaml; do
+  envsubst '${OPERATOR_APISERVER_PORT} ${CA_BUNDLE}' <"${f}" | k apply -f - >/dev/null
+done
+log "applied artifacts/local"
+
+start nginx-operator-apiserver "${ROOT}/bin/apiserver" \
+  --data-dir "${LOCAL_DIR}/nginx-operator-apiserver" \
+  --bind-address 127.0.0.1 --secure-port "${OPERATOR_APISERVER_PORT}" \
+  --tls-cert-file "${PKI_DIR}/nginx-operator-apiserver.crt" --tls-private-key-file "${PKI_DIR}/nginx-operator-apiserver.key" \
+  --kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
+  --authentication-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
+  --authorization-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig"
+wait_for "APIService v1alpha2.operator.example.com" 120 \
+  k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
+wait_for "ready fake nodes" 120 k wait --for=condition=Ready --timeout=5s node --all
+
+if [[ -x "${ROOT}/bin/controller" && -f "${ROOT}/cmd/controller/main.go" ]]; then
+  start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
+    --metrics-bind-address "127.0.0.1:0" --health-probe-bind-address "127.0.0.1:0"
+fi
+log "local control plane is up: export KUBECONFIG=${KUBECONFIG_FILE}"
