@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 LOCAL := .local
 
-.PHONY: all build generate verify test test-unit test-integration run clean
+.PHONY: all build generate verify tools test test-e2e up down run run-standalone clean
 
 all: build
 
@@ -19,13 +19,27 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, or go vet comp
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-test: ## Unit and integration tests (the CI test command)
-	$(GO) test -count=1 -timeout 20m ./...
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (cached)
+	./hack/tools/build.sh
 
-run: build ## Run the standalone apiserver on embedded etcd under .local/
-	@mkdir -p $(LOCAL)
-	@echo "Try: KUBECONFIG=$(LOCAL)/apiserver/kubeconfig kubectl get nginxoperators -A"
-	$(BIN)/apiserver --standalone --data-dir $(LOCAL)/apiserver --secure-port 8443 --bind-address 127.0.0.1
+test: tools ## Unit, integration and end-to-end tests (the CI test command)
+	$(GO) test -count=1 -timeout 40m ./...
+
+test-e2e: tools ## End-to-end tests only, against a private local control plane
+	$(GO) test -count=1 -timeout 30m -v ./test/e2e/...
+
+up: ## Start the local control plane in the background (state in .local/)
+	./hack/local-up.sh
+
+down: ## Stop what 'make up' started and remove .local/
+	./hack/local-down.sh
+
+run: ## The whole system in the foreground with the samples applied; Ctrl-C stops it
+	./hack/local-run.sh
+
+run-standalone: build ## Only the apiserver, standalone, on embedded etcd under .local/standalone
+	@echo "Try: KUBECONFIG=$(LOCAL)/standalone/kubeconfig kubectl get nginxoperators -A"
+	$(BIN)/apiserver --standalone --data-dir $(LOCAL)/standalone --secure-port 8443 --bind-address 127.0.0.1
 
 clean:
 	rm -rf $(BIN) $(LOCAL)

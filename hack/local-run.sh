@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `make run`: brings the local control plane up, applies the samples, and keeps it in the
+# foreground until Ctrl-C, which stops everything it started.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
+
+for name in "${COMPONENTS[@]}"; do
+  if running "${name}"; then
+    log "a local control plane started by 'make up' is running; run 'make down' first"
+    exit 1
+  fi
+done
+trap '"${ROOT}/hack/local-down.sh"' EXIT
+trap 'exit 130' INT TERM
+
+"${ROOT}/hack/local-up.sh"
+"${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" apply -f "${ROOT}/artifacts/samples/" 2>&1 | grep -v '^Warning: ' || true
+cat <<MSG
+
+The nginx-operator API is served through kube-apiserver at https://127.0.0.1:${KUBE_APISERVER_PORT}.
+Try, in another terminal:
+
+  export KUBECONFIG=${KUBECONFIG_FILE}
+  kubectl get nginxoperators -A
+  kubectl get ngx -o wide
+  kubectl explain nginxoperators.spec
+  kubectl scale ngx web --replicas=5
+  kubectl get deployments,services,pods
+
+Logs: ${LOG_DIR}. Press Ctrl-C to stop everything.
+MSG
+sleep infinity &
+wait $!

@@ -1,0 +1,143 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestDiscovery(t *testing.T) {
+	resources := mustKubectl(t, "", "api-resources", "--api-group", "operator.example.com")
+	if !strings.Contains(resources, "nginxoperators") || !strings.Contains(resources, "ngx") || !strings.Contains(resources, "operator.example.com/v1alpha2") {
+		t.Errorf("api-resources:\n%s", resources)
+	}
+	versions := mustKubectl(t, "", "api-versions")
+	for _, v := range []string{"operator.example.com/v1alpha1", "operator.example.com/v1alpha2"} {
+		if !strings.Contains(versions, v+"\n") {
+			t.Errorf("api-versions lacks %s", v)
+		}
+	}
+	for _, name := range []string{"v1alpha1.operator.example.com", "v1alpha2.operator.example.com"} {
+		out := mustKubectl(t, "", "get", "apiservice", name, "-o", "jsonpath={.spec.insecureSkipTLSVerify} {.spec.caBundle}")
+		if strings.HasPrefix(out, "true") || len(out) < 100 {
+			t.Errorf("%s must verify TLS with a caBundle: %q", name, out)
+		}
+	}
+}
+
+// TestAPIServiceAvailableSoonAfterRestart restarts our apiserver and measures the time
+// from its /readyz to both APIServices being Available again.
+func TestAPIServiceAvailableSoonAfterRestart(t *testing.T) {
+	pidFile := filepath.Join(localDir, "pids", "nginx-operator-apiserver.pid")
+	args, err := processArgs(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopByPIDFile(t, pidFile)
+	waitFor(t, time.Minute, "APIService to notice the apiserver is gone", func() bool {
+		out, _, _ := kubectl(t, "", "get", "apiservice", "v1alpha2.operator.example.com", "-o", "jsonpath={.status.conditions[?(@.type=='Available')].status}")
+		return out == "False"
+	})
+
+	logFile, err := os.OpenFile(filepath.Join(localDir, "logs", "nginx-operator-apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// local-down.sh stops the new process through the same PID file.
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait() }()
+
+	client := adminHTTPClient(t)
+	waitFor(t, 2*time.Minute, "our apiserver /readyz", func() bool {
+		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports["OPERATOR_APISERVER_PORT"]))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	ready := time.Now()
+	waitFor(t, 10*time.Second, "both APIServices Available within 10s of /readyz", func() bool {
+		out, _, _ := kubectl(t, "", "get", "apiservice", "v1alpha1.operator.example.com", "v1alpha2.operator.example.com",
+			"-o", "jsonpath={.items[*].status.conditions[?(@.type=='Available')].status}")
+		return out == "True True"
+	})
+	t.Logf("APIServices Available %s after our apiserver became ready", time.Since(ready).Round(100*time.Millisecond))
+	mustKubectl(t, "", "get", "nginxoperators", "-A")
+}
+
+func processArgs(pidFile string) ([]string, error) {
+	pid, err := os.ReadFile(pidFile)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "cmdline"))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00"), nil
+}
+
+func stopByPIDFile(t *testing.T, pidFile string) {
+	t.Helper()
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, fmt.Sprintf("pid %d to exit", pid), func() bool {
+		return syscall.Kill(pid, 0) != nil
+	})
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for !done() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
