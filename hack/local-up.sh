@@ -104,7 +104,8 @@ start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
 start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
   --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false
-start kwok "${KWOK_BIN}" --kubeconfig "${KUBECONFIG_FILE}" --config "${KWOK_STAGES_DIR}" \
+kwok_stages="$(printf '%s,' "${KWOK_STAGES_DIR}"/*.yaml)"
+start kwok "${KWOK_BIN}" --kubeconfig "${KUBECONFIG_FILE}" --config "${kwok_stages%,}" \
   --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
   --cidr 10.0.1.0/24 --node-ip 10.0.1.1 --server-address "127.0.0.1:${KWOK_PORT}"
 
