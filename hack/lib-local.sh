@@ -22,10 +22,18 @@ COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok ngin
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
 
+# alive <pid>: true while the process runs. Zombies count as gone: our components are
+# reparented when the starting shell exits, and PID 1 in a container may never reap them.
+alive() {
+  local state
+  state="$(sed -n 's/^[0-9]* (.*) \([A-Z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [[ -n "${state}" && "${state}" != Z ]]
+}
+
 # running <name>: true when the component's recorded process is alive.
 running() {
   local pidfile="${PID_DIR}/$1.pid"
-  [[ -f "${pidfile}" ]] && kill -0 "$(cat "${pidfile}")" 2>/dev/null
+  [[ -f "${pidfile}" ]] && alive "$(cat "${pidfile}")"
 }
 
 # wait_for <what> <seconds> <command...>: retries the command until it succeeds.

@@ -13,10 +13,10 @@ for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   pidfile="${PID_DIR}/${name}.pid"
   [[ -f "${pidfile}" ]] || continue
   pid="$(cat "${pidfile}")"
-  if kill -0 "${pid}" 2>/dev/null; then
+  if alive "${pid}"; then
     kill -TERM "${pid}" 2>/dev/null
-    for _ in $(seq 1 40); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.25; done
-    kill -0 "${pid}" 2>/dev/null && kill -KILL "${pid}" 2>/dev/null
+    for _ in $(seq 1 60); do alive "${pid}" || break; sleep 0.25; done
+    alive "${pid}" && kill -KILL "${pid}" 2>/dev/null
     log "stopped ${name} (pid ${pid})"
   fi
 done

@@ -29,15 +29,23 @@ import (
 var healthPaths = []string{"/healthz", "/healthz/*", "/livez", "/livez/*", "/readyz", "/readyz/*"}
 
 // anonymousOnlyForHealth lets unauthenticated requests through as system:anonymous
-// only on health paths.
+// only on health paths. The delegating authenticator of k8s.io/apiserver always ends
+// in an anonymous fallback, so anonymous results are turned back into "not
+// authenticated" (401) everywhere else.
 type anonymousOnlyForHealth struct {
 	delegate authenticator.Request
 }
 
 func (a anonymousOnlyForHealth) AuthenticateRequest(req *http.Request) (*authenticator.Response, bool, error) {
 	resp, ok, err := a.delegate.AuthenticateRequest(req)
-	if ok || err != nil || !isHealthPath(req.URL.Path) {
-		return resp, ok, err
+	if err != nil {
+		return nil, false, err
+	}
+	if ok && resp.User.GetName() != user.Anonymous {
+		return resp, true, nil
+	}
+	if !isHealthPath(req.URL.Path) {
+		return nil, false, nil
 	}
 	return &authenticator.Response{User: &user.DefaultInfo{
 		Name:   user.Anonymous,

@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -30,8 +31,6 @@ import (
 	"k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
-	"k8s.io/apiserver/pkg/util/compatibility"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
@@ -43,6 +42,7 @@ const etcdPathPrefix = "/registry/operator.example.com"
 
 // Options are the command-line options of the apiserver.
 type Options struct {
+	ServerRun   *genericoptions.ServerRunOptions
 	Recommended *genericoptions.RecommendedOptions
 	// Standalone serves without a kube-apiserver: its own CA, client certificates, system:masters only.
 	Standalone bool
@@ -55,12 +55,16 @@ type Options struct {
 // NewOptions returns options with the defaults of an aggregated API server.
 func NewOptions(out io.Writer) *Options {
 	o := &Options{
+		ServerRun:   genericoptions.NewServerRunOptions(),
 		Recommended: genericoptions.NewRecommendedOptions(etcdPathPrefix, Codecs.LegacyCodec(v1alpha2.SchemeGroupVersion)),
 		DataDir:     "nginx-operator-data",
 		Out:         out,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(v1alpha2.SchemeGroupVersion, schema.GroupKind{Group: v1alpha2.GroupName})
 	o.Recommended.SecureServing.BindPort = 8443
+	// Without it, open watches (kube-controller-manager keeps several through the
+	// aggregator) hold a graceful shutdown for the full request timeout.
+	o.ServerRun.ShutdownWatchTerminationGracePeriod = 5 * time.Second
 	// Unauthenticated requests get 401, health endpoints excepted (see anonymousOnlyForHealth).
 	o.Recommended.Authentication.Anonymous.Enabled = false
 	return o
@@ -68,6 +72,7 @@ func NewOptions(out io.Writer) *Options {
 
 // AddFlags registers the flags of the apiserver.
 func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.ServerRun.AddUniversalFlags(fs)
 	o.Recommended.AddFlags(fs)
 	fs.BoolVar(&o.Standalone, "standalone", o.Standalone,
 		"Serve without a kube-apiserver: create a CA, a serving certificate and an admin kubeconfig under --data-dir, accept client certificates from that CA only and authorize only the group system:masters.")
@@ -86,6 +91,7 @@ func (o *Options) Validate() error {
 	if !o.usesEmbeddedEtcd() {
 		errs = append(errs, o.Recommended.Etcd.Validate()...)
 	}
+	errs = append(errs, o.ServerRun.Validate()...)
 	errs = append(errs, o.Recommended.SecureServing.Validate()...)
 	if !o.Standalone {
 		errs = append(errs, o.Recommended.Authentication.Validate()...)
@@ -151,8 +157,9 @@ func (o *Options) Config() (*Config, error) {
 	}
 
 	serverConfig := genericapiserver.NewRecommendedConfig(Codecs)
-	serverConfig.FeatureGate = utilfeature.DefaultFeatureGate
-	serverConfig.EffectiveVersion = compatibility.DefaultBuildEffectiveVersion()
+	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
+		return nil, err
+	}
 	namer := openapi.NewDefinitionNamer(Scheme)
 	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
 	serverConfig.OpenAPIConfig.Info.Title = "nginx-operator"

@@ -124,9 +124,18 @@ func stopByPIDFile(t *testing.T, pidFile string) {
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, fmt.Sprintf("pid %d to exit", pid), func() bool {
-		return syscall.Kill(pid, 0) != nil
-	})
+	waitFor(t, 30*time.Second, fmt.Sprintf("pid %d to exit", pid), func() bool { return !alive(pid) })
+}
+
+// alive is false for exited processes, including zombies nobody reaps: processes
+// started by local-up.sh are reparented, and PID 1 in a container may not reap them.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
 }
 
 func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
