@@ -10,7 +10,8 @@ for name in "${COMPONENTS[@]}"; do
     exit 1
   fi
 done
-trap '"${ROOT}/hack/local-down.sh"' EXIT
+idle_pid=""
+trap '[[ -n "${idle_pid}" ]] && kill "${idle_pid}" 2>/dev/null; "${ROOT}/hack/local-down.sh"' EXIT
 trap 'exit 130' INT TERM
 
 "${ROOT}/hack/local-up.sh"
@@ -30,4 +31,5 @@ Try, in another terminal:
 Logs: ${LOG_DIR}. Press Ctrl-C to stop everything.
 MSG
 sleep infinity &
-wait $!
+idle_pid=$!
+wait "${idle_pid}"
