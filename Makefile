@@ -8,8 +8,9 @@ LOCAL := .local
 
 all: build
 
-build: ## Build bin/apiserver
+build: ## Build bin/apiserver and bin/controller
 	$(GO) build -o $(BIN)/apiserver ./cmd/apiserver
+	$(GO) build -o $(BIN)/controller ./cmd/controller
 
 generate: ## Regenerate deepcopy, conversion, defaults, openapi, clients
 	./hack/update-codegen.sh

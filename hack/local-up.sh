@@ -3,7 +3,7 @@
 # API with it through APIServices, the way a cluster does:
 #   etcd, kube-apiserver (RBAC, front proxy), kube-controller-manager, kube-scheduler,
 #   kwok with fake nodes, the nginx-operator apiserver (delegated auth, embedded etcd)
-#   and, once built, the nginx-operator controller.
+#   and the nginx-operator controller (leader election on).
 # PIDs and logs live under $LOCAL_DIR (default .local/); hack/local-down.sh stops them.
 # Returns when the APIServices are Available.
 set -euo pipefail
@@ -20,10 +20,7 @@ mkdir -p "${PKI_DIR}" "${LOG_DIR}" "${PID_DIR}"
 
 "${ROOT}/hack/tools/build.sh" >/dev/null
 source "${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh"
-(cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver)
-if [[ -f "${ROOT}/cmd/controller/main.go" ]]; then
-  (cd "${ROOT}" && go build -o bin/controller ./cmd/controller)
-fi
+(cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver && go build -o bin/controller ./cmd/controller)
 
 # start <name> <command...>: runs a component detached from this shell, recording its PID.
 start() {
@@ -117,7 +114,8 @@ wait_for "the default service account namespace" 60 k get namespace default
 for f in "${ROOT}"/artifacts/local/*.yaml; do
   envsubst '${OPERATOR_APISERVER_PORT} ${CA_BUNDLE}' <"${f}" | k apply -f - >/dev/null
 done
-log "applied artifacts/local"
+k apply -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
+log "applied artifacts/local and the controller's roles from artifacts/deploy"
 
 start nginx-operator-apiserver "${ROOT}/bin/apiserver" \
   --data-dir "${LOCAL_DIR}/nginx-operator-apiserver" \
@@ -130,8 +128,8 @@ wait_for "APIService v1alpha2.operator.example.com" 120 \
   k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
 wait_for "ready fake nodes" 120 k wait --for=condition=Ready --timeout=5s node --all
 
-if [[ -x "${ROOT}/bin/controller" && -f "${ROOT}/cmd/controller/main.go" ]]; then
-  start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
-    --metrics-bind-address "127.0.0.1:0" --health-probe-bind-address "127.0.0.1:0"
-fi
+start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
+  --leader-elect --leader-election-namespace nginx-operator-system \
+  --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}"
+wait_for "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
 log "local control plane is up: export KUBECONFIG=${KUBECONFIG_FILE}"

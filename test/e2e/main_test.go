@@ -55,7 +55,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env = append(os.Environ(), "LOCAL_DIR="+localDir)
-	for _, name := range []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT", "KWOK_PORT", "OPERATOR_APISERVER_PORT"} {
+	for _, name := range []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT", "KWOK_PORT", "OPERATOR_APISERVER_PORT", "CONTROLLER_METRICS_PORT", "CONTROLLER_PROBE_PORT"} {
 		port, err := freePort()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -1,0 +1,65 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command controller reconciles NginxOperators into nginx Deployments and Services.
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/example/nginx-operator/pkg/controller"
+)
+
+func main() {
+	var opts controller.Options
+	var qps float64
+	var burst int
+	flag.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8080", "Address of the /metrics endpoint; 0 disables it.")
+	flag.StringVar(&opts.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
+	flag.BoolVar(&opts.LeaderElect, "leader-elect", false, "Run leader election (a Lease) so only one replica reconciles.")
+	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "nginx-operator-system", "Namespace of the leader election Lease.")
+	flag.StringVar(&opts.LeaderElectionID, "leader-election-id", "nginx-operator-controller", "Name of the leader election Lease.")
+	flag.DurationVar(&opts.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a standby waits before taking over an unrenewed Lease.")
+	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "NginxOperators reconciled in parallel.")
+	flag.Float64Var(&qps, "kube-api-qps", 50, "Client-side QPS limit towards the API server.")
+	flag.IntVar(&burst, "kube-api-burst", 100, "Client-side burst limit towards the API server.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("setup")
+
+	cfg, err := ctrl.GetConfig() // honours --kubeconfig and KUBECONFIG
+	if err != nil {
+		log.Error(err, "loading kubeconfig")
+		os.Exit(1)
+	}
+	cfg.QPS, cfg.Burst = float32(qps), burst
+	mgr, err := controller.NewManager(cfg, opts)
+	if err != nil {
+		log.Error(err, "creating manager")
+		os.Exit(1)
+	}
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "running manager")
+		os.Exit(1)
+	}
+}

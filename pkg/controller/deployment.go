@@ -1,0 +1,159 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controller reconciles NginxOperators into an nginx Deployment and a Service.
+// The builders in this package are pure functions of the NginxOperator; the reconciler
+// applies what they return with server-side apply and writes status.
+package controller
+
+import (
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+const (
+	// FieldManager owns every field the controller applies.
+	FieldManager = "nginx-operator"
+	// ContainerName is the name of the nginx container.
+	ContainerName = "nginx"
+	// ForceRedeployAnnotation on the pod template carries spec.forceRedeploy, so a new
+	// value rolls the pods.
+	ForceRedeployAnnotation = "operator.example.com/force-redeploy"
+)
+
+// SelectorLabels select the pods of one NginxOperator; the instance label keeps two
+// NginxOperators in a namespace from selecting each other's pods.
+func SelectorLabels(no *v1alpha2.NginxOperator) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/name":     "nginx",
+		"app.kubernetes.io/instance": no.Name,
+	}
+}
+
+func objectLabels(no *v1alpha2.NginxOperator) map[string]string {
+	l := SelectorLabels(no)
+	l["app.kubernetes.io/managed-by"] = "nginx-operator"
+	return l
+}
+
+// DesiredReplicas is spec.replicas, or ceil(totalQPS/singlePodQPS) in QPS mode.
+func DesiredReplicas(spec *v1alpha2.NginxOperatorSpec) int32 {
+	if spec.QPS != nil {
+		return operator.QPSReplicas(spec.QPS.TotalQPS, spec.QPS.SinglePodQPS)
+	}
+	if spec.Replicas != nil {
+		return *spec.Replicas
+	}
+	return 1
+}
+
+func ownerReference(no *v1alpha2.NginxOperator) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().
+		WithAPIVersion(v1alpha2.SchemeGroupVersion.String()).
+		WithKind("NginxOperator").
+		WithName(no.Name).
+		WithUID(no.UID).
+		WithController(true).
+		WithBlockOwnerDeletion(true)
+}
+
+// Deployment returns the Deployment the NginxOperator asks for. Only fields set here are
+// owned by the controller; everything else is left to Kubernetes defaults and other managers.
+func Deployment(no *v1alpha2.NginxOperator) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	spec := &no.Spec
+	container := corev1ac.Container().WithName(ContainerName).WithImage(spec.Image)
+	for _, p := range spec.Ports {
+		port := corev1ac.ContainerPort().WithName(p.Name).WithContainerPort(p.ContainerPort).WithProtocol(protocolOrTCP(p.Protocol))
+		if p.HostPort != 0 {
+			port.WithHostPort(p.HostPort)
+		}
+		if p.HostIP != "" {
+			port.WithHostIP(p.HostIP)
+		}
+		container.WithPorts(port)
+	}
+	for i := range spec.Env {
+		env, err := convert[corev1ac.EnvVarApplyConfiguration](&spec.Env[i])
+		if err != nil {
+			return nil, err
+		}
+		container.WithEnv(env)
+	}
+	if len(spec.Resources.Limits) > 0 || len(spec.Resources.Requests) > 0 {
+		resources, err := convert[corev1ac.ResourceRequirementsApplyConfiguration](&spec.Resources)
+		if err != nil {
+			return nil, err
+		}
+		container.WithResources(resources)
+	}
+	if probePort, ok := firstTCPPort(spec.Ports); ok {
+		container.
+			WithReadinessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(probePort)).WithPeriodSeconds(5)).
+			WithLivenessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(probePort)).WithInitialDelaySeconds(10).WithPeriodSeconds(10))
+	}
+
+	template := corev1ac.PodTemplateSpec().
+		WithLabels(objectLabels(no)).
+		WithSpec(corev1ac.PodSpec().WithContainers(container))
+	if spec.ForceRedeploy != "" {
+		template.WithAnnotations(map[string]string{ForceRedeployAnnotation: spec.ForceRedeploy})
+	}
+	return appsv1ac.Deployment(no.Name, no.Namespace).
+		WithLabels(objectLabels(no)).
+		WithOwnerReferences(ownerReference(no)).
+		WithSpec(appsv1ac.DeploymentSpec().
+			WithReplicas(DesiredReplicas(spec)).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(no))).
+			WithTemplate(template)), nil
+}
+
+// firstTCPPort is the port the probes check: a TCP connect needs a TCP port.
+func firstTCPPort(ports []corev1.ContainerPort) (intstr.IntOrString, bool) {
+	for _, p := range ports {
+		if protocolOrTCP(p.Protocol) == corev1.ProtocolTCP {
+			if p.Name != "" {
+				return intstr.FromString(p.Name), true
+			}
+			return intstr.FromInt32(p.ContainerPort), true
+		}
+	}
+	return intstr.IntOrString{}, false
+}
+
+func protocolOrTCP(p corev1.Protocol) corev1.Protocol {
+	if p == "" {
+		return corev1.ProtocolTCP
+	}
+	return p
+}
+
+// convert turns an API struct into its apply configuration; both share one JSON form.
+func convert[T any](in any) (*T, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	return out, json.Unmarshal(data, out)
+}

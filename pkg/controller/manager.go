@@ -1,0 +1,136 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+// Options configure the controller process.
+type Options struct {
+	MetricsAddr             string
+	ProbeAddr               string
+	LeaderElect             bool
+	LeaderElectionNamespace string
+	LeaderElectionID        string
+	LeaseDuration           time.Duration
+	MaxConcurrentReconciles int
+}
+
+// NewScheme knows the built-in types and operator.example.com/v1alpha2.
+func NewScheme() *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha2.AddToScheme(scheme))
+	return scheme
+}
+
+// NewManager builds a manager running the NginxOperator controller, its metrics and
+// health probes; /readyz turns ready once the informer caches have synced.
+func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
+	leaseDuration := opts.LeaseDuration
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  NewScheme(),
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:  opts.ProbeAddr,
+		LeaderElection:          opts.LeaderElect,
+		LeaderElectionID:        opts.LeaderElectionID,
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		LeaseDuration:           &leaseDuration,
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
+	// Children are named after their NginxOperator, so a same-named request covers owned
+	// children and same-named strangers (ownership conflicts) alike.
+	sameName := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
+	})
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("nginxoperator").
+		For(&v1alpha2.NginxOperator{}).
+		Watches(&appsv1.Deployment{}, sameName).
+		Watches(&corev1.Service{}, sameName).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		Complete(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := RegisterMetrics(mgr.GetCache()); err != nil {
+		return nil, err
+	}
+	synced := &cacheSynced{cache: mgr.GetCache()}
+	if err := mgr.Add(synced); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("ping", func(*http.Request) error { return nil }); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("informers-synced", synced.check); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// cacheSynced records when the informer caches have synced. It runs on every replica,
+// not only the leader, so standby replicas report ready too.
+type cacheSynced struct {
+	cache interface {
+		WaitForCacheSync(ctx context.Context) bool
+	}
+	done atomic.Bool
+}
+
+func (c *cacheSynced) Start(ctx context.Context) error {
+	if c.cache.WaitForCacheSync(ctx) {
+		c.done.Store(true)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (c *cacheSynced) NeedLeaderElection() bool { return false }
+
+func (c *cacheSynced) check(*http.Request) error {
+	if !c.done.Load() {
+		return errors.New("informer caches have not synced yet")
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package controller
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+// Reasons of the Available and Progressing conditions; OperatorDegraded uses the
+// reasons defined by the API.
+const (
+	ReasonRolloutInProgress = "RolloutInProgress"
+	ReasonRolloutComplete   = "RolloutComplete"
+)
+
+// Observation is what one reconcile saw of the operands.
+type Observation struct {
+	// Deployment is the live Deployment, nil when it does not exist (yet).
+	Deployment *appsv1.Deployment
+	// Blocked explains why the controller could not manage an operand, e.g. a
+	// same-named object it does not own; empty when nothing blocked it.
+	Blocked string
+}
+
+// ComputeStatus derives the status from the spec and what was observed. Conditions keep
+// their lastTransitionTime while their status does not change, so an unchanged world
+// computes an identical status and causes no write.
+func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time) v1alpha2.NginxOperatorStatus {
+	status := *no.Status.DeepCopy()
+	status.ObservedGeneration = no.Generation
+	status.Selector = labels.SelectorFromSet(SelectorLabels(no)).String()
+	status.Replicas, status.ReadyReplicas, status.AvailableReplicas = 0, 0, 0
+	if d := obs.Deployment; d != nil {
+		status.Replicas = d.Status.Replicas
+		status.ReadyReplicas = d.Status.ReadyReplicas
+		status.AvailableReplicas = d.Status.AvailableReplicas
+	}
+	status.RealQPS = nil
+	if no.Spec.QPS != nil {
+		real := int64(no.Spec.QPS.SinglePodQPS) * int64(status.ReadyReplicas)
+		status.RealQPS = &real
+	}
+
+	available, progressing, degraded := conditions(no, obs)
+	for _, c := range []metav1.Condition{available, progressing, degraded} {
+		c.ObservedGeneration = no.Generation
+		c.LastTransitionTime = now
+		apimeta.SetStatusCondition(&status.Conditions, c)
+	}
+	return status
+}
+
+func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progressing, degraded metav1.Condition) {
+	available = metav1.Condition{Type: operator.ConditionAvailable}
+	progressing = metav1.Condition{Type: operator.ConditionProgressing}
+	degraded = metav1.Condition{Type: operator.ConditionOperatorDegraded}
+	desired := DesiredReplicas(&no.Spec)
+	d := obs.Deployment
+
+	switch {
+	case obs.Blocked != "":
+		set(&available, metav1.ConditionFalse, operator.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&progressing, metav1.ConditionFalse, operator.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&degraded, metav1.ConditionTrue, operator.ReasonOperatorResourceNotAvailable, obs.Blocked)
+	case d == nil:
+		msg := "the Deployment does not exist yet"
+		set(&available, metav1.ConditionFalse, operator.ReasonOperandDeploymentNotAvailable, msg)
+		set(&progressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+		set(&degraded, metav1.ConditionTrue, operator.ReasonOperandDeploymentNotAvailable, msg)
+	case deploymentFailed(d) != "":
+		msg := deploymentFailed(d)
+		set(&available, conditionStatus(d, appsv1.DeploymentAvailable), operator.ReasonOperandDeploymentFailed, msg)
+		set(&progressing, metav1.ConditionFalse, operator.ReasonOperandDeploymentFailed, msg)
+		set(&degraded, metav1.ConditionTrue, operator.ReasonOperandDeploymentFailed, msg)
+	case rolledOut(d, desired):
+		msg := fmt.Sprintf("%d of %d pods available", d.Status.AvailableReplicas, desired)
+		set(&available, metav1.ConditionTrue, operator.ReasonOperatorSucceeded, msg)
+		set(&progressing, metav1.ConditionFalse, ReasonRolloutComplete, "the Deployment is rolled out")
+		set(&degraded, metav1.ConditionFalse, operator.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+	default:
+		msg := fmt.Sprintf("%d of %d pods ready, %d available, %d updated", d.Status.ReadyReplicas, desired, d.Status.AvailableReplicas, d.Status.UpdatedReplicas)
+		if conditionStatus(d, appsv1.DeploymentAvailable) == metav1.ConditionTrue {
+			set(&available, metav1.ConditionTrue, operator.ReasonOperatorSucceeded, msg)
+			set(&degraded, metav1.ConditionFalse, operator.ReasonOperatorSucceeded, "the Deployment is available while it rolls out")
+		} else {
+			set(&available, metav1.ConditionFalse, operator.ReasonOperandDeploymentNotAvailable, msg)
+			set(&degraded, metav1.ConditionTrue, operator.ReasonOperandDeploymentNotAvailable, msg)
+		}
+		set(&progressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+	}
+	return available, progressing, degraded
+}
+
+func set(c *metav1.Condition, status metav1.ConditionStatus, reason, message string) {
+	c.Status, c.Reason, c.Message = status, reason, message
+}
+
+// rolledOut is true when the Deployment controller has seen the latest spec and every
+// desired pod is updated and available, and no old pods are left.
+func rolledOut(d *appsv1.Deployment, desired int32) bool {
+	return d.Status.ObservedGeneration >= d.Generation &&
+		d.Status.UpdatedReplicas == desired &&
+		d.Status.AvailableReplicas == desired &&
+		d.Status.Replicas == desired
+}
+
+// deploymentFailed explains a rollout that stopped making progress or cannot create pods.
+func deploymentFailed(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		switch {
+		case c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse:
+			return fmt.Sprintf("Deployment %s: %s", c.Reason, c.Message)
+		case c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue:
+			return fmt.Sprintf("Deployment %s: %s", c.Reason, c.Message)
+		}
+	}
+	return ""
+}
+
+func conditionStatus(d *appsv1.Deployment, t appsv1.DeploymentConditionType) metav1.ConditionStatus {
+	for _, c := range d.Status.Conditions {
+		if c.Type == t {
+			return metav1.ConditionStatus(c.Status)
+		}
+	}
+	return metav1.ConditionUnknown
+}
