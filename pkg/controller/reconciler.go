@@ -101,8 +101,8 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 		if err != nil {
 			return nil, "", err
 		}
-		if apiequality.Semantic.DeepEqual(owned, desired) {
-			return live, "", nil
+		if same, err := sameFields(owned, desired); err != nil || same {
+			return live, "", err
 		}
 	}
 	if err := r.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
@@ -127,12 +127,15 @@ func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperat
 		return blocked, err
 	}
 	if found {
+		if err := r.dropStrayServicePorts(ctx, live, desired); err != nil {
+			return "", err
+		}
 		owned, err := corev1ac.ExtractService(live, FieldManager)
 		if err != nil {
 			return "", err
 		}
-		if apiequality.Semantic.DeepEqual(owned, desired) {
-			return "", nil
+		if same, err := sameFields(owned, desired); err != nil || same {
+			return "", err
 		}
 	}
 	if err := r.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
@@ -142,6 +145,38 @@ func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperat
 	writesTotal.WithLabelValues("Service").Inc()
 	r.event(no, corev1.EventTypeNormal, createdOrUpdated(found), "ApplyService", "%s Service %s", verb(found), no.Name)
 	return "", nil
+}
+
+// dropStrayServicePorts removes ports that someone else added to our Service. Ports are
+// keyed by number and protocol, so an edited port number is a new entry that
+// server-side apply would keep beside ours, with a clashing name; the port list of the
+// Service belongs to the NginxOperator as a whole. The apply that follows restores
+// our own ports; a placeholder keeps the Service valid if none of ours is left.
+func (r *Reconciler) dropStrayServicePorts(ctx context.Context, live *corev1.Service, desired *corev1ac.ServiceApplyConfiguration) error {
+	wanted := map[string]bool{}
+	for _, p := range desired.Spec.Ports {
+		wanted[portKey(*p.Port, *p.Protocol)] = true
+	}
+	kept := make([]corev1.ServicePort, 0, len(live.Spec.Ports))
+	for _, p := range live.Spec.Ports {
+		if wanted[portKey(p.Port, p.Protocol)] {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == len(live.Spec.Ports) {
+		return nil
+	}
+	if len(kept) == 0 && len(desired.Spec.Ports) > 0 {
+		first := desired.Spec.Ports[0]
+		kept = append(kept, corev1.ServicePort{Name: *first.Name, Port: *first.Port, Protocol: *first.Protocol, TargetPort: *first.TargetPort})
+	}
+	live.Spec.Ports = kept
+	writesTotal.WithLabelValues("Service").Inc()
+	return r.Client.Update(ctx, live, client.FieldOwner(FieldManager))
+}
+
+func portKey(port int32, protocol corev1.Protocol) string {
+	return fmt.Sprintf("%d/%s", port, protocol)
 }
 
 // getOwned reads the same-named child into obj. It reports a block, and emits a

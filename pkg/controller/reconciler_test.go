@@ -1,0 +1,277 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package controller
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+// writeLog records every write the reconciler sends to the API.
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeLog) add(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.writes = append(w.writes, s)
+}
+
+func (w *writeLog) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.writes
+	w.writes = nil
+	return out
+}
+
+type harness struct {
+	t        *testing.T
+	client   client.Client
+	writes   *writeLog
+	recorder *events.FakeRecorder
+	r        *Reconciler
+}
+
+func newHarness(t *testing.T, objs ...client.Object) *harness {
+	log := &writeLog{}
+	c := fake.NewClientBuilder().
+		WithScheme(NewScheme()).
+		WithStatusSubresource(&v1alpha2.NginxOperator{}).
+		WithReturnManagedFields().
+		WithObjects(objs...).
+		WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				log.add("create " + kindOf(obj))
+				return c.Create(ctx, obj, opts...)
+			},
+			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+				log.add("update " + kindOf(obj))
+				return c.Update(ctx, obj, opts...)
+			},
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				log.add("patch " + kindOf(obj))
+				return c.Patch(ctx, obj, patch, opts...)
+			},
+			Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+				log.add("delete " + kindOf(obj))
+				return c.Delete(ctx, obj, opts...)
+			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				kind := "?"
+				if k, ok := obj.(interface{ GetKind() *string }); ok && k.GetKind() != nil {
+					kind = *k.GetKind()
+				}
+				log.add("apply " + kind)
+				return c.Apply(ctx, obj, opts...)
+			},
+			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+				log.add("update " + sub)
+				return c.SubResource(sub).Update(ctx, obj, opts...)
+			},
+			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+				log.add("patch " + sub)
+				return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			},
+		}).
+		Build()
+	recorder := events.NewFakeRecorder(100)
+	return &harness{t: t, client: c, writes: log, recorder: recorder,
+		r: &Reconciler{Client: c, Recorder: recorder, Clock: clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))}}
+}
+
+func (h *harness) reconcile(name string) []string {
+	h.t.Helper()
+	if _, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: name}}); err != nil {
+		h.t.Fatalf("reconcile: %v", err)
+	}
+	return h.writes.take()
+}
+
+func (h *harness) get(name string, obj client.Object) {
+	h.t.Helper()
+	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: name}, obj); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func TestReconcileWritesOnlyWhatChanged(t *testing.T) {
+	h := newHarness(t, sample("web"))
+
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,apply Service,update status" {
+		t.Fatalf("first reconcile wrote %q", got)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Fatalf("second reconcile of an unchanged object wrote %q", got)
+	}
+
+	// The Deployment controller reports progress: only status changes.
+	d := &appsv1.Deployment{}
+	h.get("web", d)
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
+		Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}
+	if err := h.client.Status().Update(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "update status" {
+		t.Fatalf("after the Deployment became available: %q", got)
+	}
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	if c := apimeta.FindStatusCondition(no.Status.Conditions, operator.ConditionAvailable); c == nil || c.Status != metav1.ConditionTrue || no.Status.ReadyReplicas != 2 {
+		t.Fatalf("status = %+v", no.Status)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Fatalf("steady state wrote %q", got)
+	}
+
+	// A spec change reaches the Deployment, not the Service.
+	no.Spec.Replicas = ptr.To[int32](5)
+	no.Generation = 2
+	if err := h.client.Update(context.Background(), no); err != nil {
+		t.Fatal(err)
+	}
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,update status" {
+		t.Fatalf("after scaling: %q", got)
+	}
+	h.get("web", d)
+	if *d.Spec.Replicas != 5 {
+		t.Errorf("deployment replicas = %d", *d.Spec.Replicas)
+	}
+}
+
+func TestReconcileRevertsDriftAndKeepsForeignFields(t *testing.T) {
+	h := newHarness(t, sample("web"))
+	h.reconcile("web")
+	h.reconcile("web")
+
+	// Someone edits a managed field and adds an annotation of their own.
+	d := &appsv1.Deployment{}
+	h.get("web", d)
+	d.Spec.Replicas = ptr.To[int32](9)
+	d.Annotations = map[string]string{"team": "edge"}
+	if err := h.client.Update(context.Background(), d, client.FieldOwner("kubectl-edit")); err != nil {
+		t.Fatal(err)
+	}
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment" {
+		t.Fatalf("drift correction wrote %q", got)
+	}
+	h.get("web", d)
+	if *d.Spec.Replicas != 2 || d.Annotations["team"] != "edge" {
+		t.Errorf("after drift correction replicas=%d annotations=%v", *d.Spec.Replicas, d.Annotations)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Errorf("after drift correction, steady state wrote %q", got)
+	}
+}
+
+func TestReconcileNeverTakesOverForeignObjects(t *testing.T) {
+	foreign := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 1234}}},
+	}
+	h := newHarness(t, sample("web"), foreign)
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,update status" {
+		t.Fatalf("with a foreign Service, reconcile wrote %q", got)
+	}
+	svc := &corev1.Service{}
+	h.get("web", svc)
+	if svc.Spec.Ports[0].Port != 1234 || len(svc.OwnerReferences) != 0 {
+		t.Errorf("the foreign Service was changed: %+v", svc.Spec.Ports)
+	}
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	c := apimeta.FindStatusCondition(no.Status.Conditions, operator.ConditionOperatorDegraded)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != operator.ReasonOperatorResourceNotAvailable || !strings.Contains(c.Message, "Service shop/web") {
+		t.Errorf("OperatorDegraded = %+v", c)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Errorf("a blocked steady state wrote %q", got)
+	}
+	var warnings []string
+	for len(h.recorder.Events) > 0 {
+		if e := <-h.recorder.Events; strings.HasPrefix(e, "Warning OwnershipConflict") {
+			warnings = append(warnings, e)
+		}
+	}
+	if len(warnings) == 0 {
+		t.Error("no Warning OwnershipConflict event")
+	}
+}
+
+func TestReconcileQPSModeAndDeletedObjects(t *testing.T) {
+	no := sample("api")
+	no.Spec.Replicas = nil
+	no.Spec.QPS = &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}
+	h := newHarness(t, no)
+	h.reconcile("api")
+	d := &appsv1.Deployment{}
+	h.get("api", d)
+	if *d.Spec.Replicas != 3 {
+		t.Errorf("QPS-mode replicas = %d, want 3", *d.Spec.Replicas)
+	}
+	if got := h.reconcile("gone"); len(got) != 0 {
+		t.Errorf("reconciling a deleted NginxOperator wrote %q", got)
+	}
+}
+
+func TestReconcileReplacesAnEditedServicePort(t *testing.T) {
+	h := newHarness(t, sample("web"))
+	h.reconcile("web")
+	svc := &corev1.Service{}
+	h.get("web", svc)
+	svc.Spec.Ports[0].Port = 81
+	if err := h.client.Update(context.Background(), svc, client.FieldOwner("kubectl-edit")); err != nil {
+		t.Fatal(err)
+	}
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "update Service,apply Service" {
+		t.Fatalf("reverting an edited port wrote %q", got)
+	}
+	h.get("web", svc)
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 80 {
+		t.Errorf("service ports = %+v", svc.Spec.Ports)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Errorf("steady state wrote %q", got)
+	}
+}

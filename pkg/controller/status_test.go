@@ -1,0 +1,116 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package controller
+
+import (
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+func deployment(generation, observed int64, replicas, updated, ready, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Generation: generation},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: observed, Replicas: replicas, UpdatedReplicas: updated,
+			ReadyReplicas: ready, AvailableReplicas: available, Conditions: conds},
+	}
+}
+
+func cond(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason string) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: reason + " message"}
+}
+
+func TestComputeStatus(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	available := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable")
+	unavailable := cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable")
+	cases := []struct {
+		name                             string
+		obs                              Observation
+		wantAvailable, wantProgressing   metav1.ConditionStatus
+		wantDegraded                     metav1.ConditionStatus
+		wantDegradedReason               string
+		wantReplicas, wantReady, wantAvl int32
+	}{
+		{"no deployment yet", Observation{}, "False", "True", "True", operator.ReasonOperandDeploymentNotAvailable, 0, 0, 0},
+		{"rolling out, nothing ready", Observation{Deployment: deployment(1, 1, 2, 2, 0, 0, unavailable)}, "False", "True", "True", operator.ReasonOperandDeploymentNotAvailable, 2, 0, 0},
+		{"rolled out", Observation{Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "True", "False", "False", operator.ReasonOperatorSucceeded, 2, 2, 2},
+		{"available while a new spec rolls out", Observation{Deployment: deployment(2, 1, 3, 1, 2, 2, available)}, "True", "True", "False", operator.ReasonOperatorSucceeded, 3, 2, 2},
+		{"progress deadline exceeded", Observation{Deployment: deployment(1, 1, 2, 2, 0, 0, unavailable, cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))}, "False", "False", "True", operator.ReasonOperandDeploymentFailed, 2, 0, 0},
+		{"replica failure", Observation{Deployment: deployment(1, 1, 0, 0, 0, 0, cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))}, "Unknown", "False", "True", operator.ReasonOperandDeploymentFailed, 0, 0, 0},
+		{"blocked by a foreign Service", Observation{Blocked: "Service shop/web exists", Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "False", "False", "True", operator.ReasonOperatorResourceNotAvailable, 2, 2, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			no := sample("web")
+			st := ComputeStatus(no, tc.obs, now)
+			check := func(typ string, want metav1.ConditionStatus) *metav1.Condition {
+				c := apimeta.FindStatusCondition(st.Conditions, typ)
+				if c == nil || c.Status != want || c.ObservedGeneration != 1 || c.Reason == "" || c.Message == "" {
+					t.Errorf("%s = %+v, want status %s", typ, c, want)
+				}
+				return c
+			}
+			check(operator.ConditionAvailable, tc.wantAvailable)
+			check(operator.ConditionProgressing, tc.wantProgressing)
+			if d := check(operator.ConditionOperatorDegraded, tc.wantDegraded); d != nil && d.Reason != tc.wantDegradedReason {
+				t.Errorf("OperatorDegraded reason = %s, want %s", d.Reason, tc.wantDegradedReason)
+			}
+			if st.Replicas != tc.wantReplicas || st.ReadyReplicas != tc.wantReady || st.AvailableReplicas != tc.wantAvl {
+				t.Errorf("counts = %d/%d/%d", st.Replicas, st.ReadyReplicas, st.AvailableReplicas)
+			}
+			if st.ObservedGeneration != 1 || st.Selector != "app.kubernetes.io/instance=web,app.kubernetes.io/name=nginx" || st.RealQPS != nil {
+				t.Errorf("status = %+v", st)
+			}
+		})
+	}
+}
+
+func TestRealQPSIsObserved(t *testing.T) {
+	no := sample("api")
+	no.Spec.Replicas = nil
+	no.Spec.QPS = &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}
+	st := ComputeStatus(no, Observation{Deployment: deployment(1, 1, 3, 3, 2, 2)}, metav1.Now())
+	if st.RealQPS == nil || *st.RealQPS != 1600 {
+		t.Errorf("realQPS = %v, want 800 x 2 ready pods = 1600", st.RealQPS)
+	}
+}
+
+// An unchanged world must compute an identical status, or every reconcile would write.
+func TestComputeStatusIsStable(t *testing.T) {
+	no := sample("web")
+	obs := Observation{Deployment: deployment(1, 1, 2, 2, 2, 2, cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable"))}
+	no.Status = ComputeStatus(no, obs, metav1.NewTime(time.Unix(1000, 0)))
+	again := ComputeStatus(no, obs, metav1.NewTime(time.Unix(2000, 0)))
+	if !apiequality.Semantic.DeepEqual(again, no.Status) {
+		t.Errorf("status changed without a change in the world:\n%+v\n%+v", no.Status, again)
+	}
+	obs.Deployment.Status.ReadyReplicas = 1
+	changed := ComputeStatus(no, obs, metav1.NewTime(time.Unix(3000, 0)))
+	if c := apimeta.FindStatusCondition(changed.Conditions, operator.ConditionAvailable); c.LastTransitionTime.Unix() != 1000 {
+		t.Errorf("Available kept status True, so its lastTransitionTime must stay: %v", c.LastTransitionTime)
+	}
+}

@@ -1,0 +1,145 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestControllerLeaderFailover runs a second controller beside the one local-up.sh
+// started: only the leader reconciles, and killing it hands over within the lease.
+func TestControllerLeaderFailover(t *testing.T) {
+	pidFile := filepath.Join(localDir, "pids", "nginx-operator-controller.pid")
+	args, err := processArgs(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaseHolder := func() string {
+		return get(t, "get", "lease", "-n", "nginx-operator-system", "nginx-operator-controller", "-o", "jsonpath={.spec.holderIdentity}")
+	}
+	firstLeader := leaseHolder()
+	if firstLeader == "" {
+		t.Fatal("no leader election Lease")
+	}
+
+	metricsPort, probePort := mustFreePort(t), mustFreePort(t)
+	standbyArgs := replaceFlag(replaceFlag(args, "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort)),
+		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
+	logFile, err := os.Create(filepath.Join(localDir, "logs", "nginx-operator-controller-standby.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	standby := exec.Command(standbyArgs[0], standbyArgs[1:]...)
+	standby.Stdout, standby.Stderr = logFile, logFile
+	standby.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := standby.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = standby.Wait() }()
+	t.Cleanup(func() {
+		// Until it replaces the leader in the PID file, nothing else would stop it.
+		if t.Failed() {
+			_ = standby.Process.Kill()
+		}
+	})
+	waitFor(t, time.Minute, "the standby's /readyz", func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+	time.Sleep(5 * time.Second)
+	if holder := leaseHolder(); holder != firstLeader {
+		t.Fatalf("the standby took the Lease from a healthy leader: %q -> %q", firstLeader, holder)
+	}
+	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n != 0 {
+		t.Errorf("the standby reconciled %v times while not leading", n)
+	}
+
+	// Kill the leader without letting it release the Lease.
+	raw, _ := os.ReadFile(pidFile)
+	leaderPID, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
+	killed := time.Now()
+	if err := syscall.Kill(leaderPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// local-down.sh and the other tests now use the standby.
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(standby.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ports["CONTROLLER_METRICS_PORT"], ports["CONTROLLER_PROBE_PORT"] = metricsPort, probePort
+
+	// The standby counts the 15s lease from the last renewal it observed (renewals come
+	// every 2s) and retries every 2s: the takeover lands 15-19s after the kill.
+	waitFor(t, 25*time.Second, "the standby to take over once the 15s lease expires", func() bool {
+		h := leaseHolder()
+		return h != "" && h != firstLeader
+	})
+	t.Logf("new leader %s %s after the old one was killed", leaseHolder(), time.Since(killed).Round(100*time.Millisecond))
+
+	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "after-failover", "--ignore-not-found", "--wait=false") })
+	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: after-failover, namespace: default}\n", "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/after-failover")
+	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n == 0 {
+		t.Error("the new leader has not reconciled")
+	}
+}
+
+func replaceFlag(args []string, name, value string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == name && i+1 < len(args):
+			out = append(out, name, value)
+			i++
+		case strings.HasPrefix(args[i], name+"="):
+			out = append(out, name+"="+value)
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+func mustFreePort(t *testing.T) int {
+	t.Helper()
+	p, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func metricAt(t *testing.T, port int, series string) float64 {
+	t.Helper()
+	saved := ports["CONTROLLER_METRICS_PORT"]
+	defer func() { ports["CONTROLLER_METRICS_PORT"] = saved }()
+	ports["CONTROLLER_METRICS_PORT"] = port
+	return controllerMetric(t, series)
+}
