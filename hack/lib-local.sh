@@ -38,6 +38,18 @@ running() {
   [[ -f "${pidfile}" ]] && alive "$(cat "${pidfile}")"
 }
 
+# first_running: prints the first component that is up, fails when none is.
+first_running() {
+  local name
+  for name in "${COMPONENTS[@]}"; do
+    if running "${name}"; then
+      echo "${name}"
+      return 0
+    fi
+  done
+  return 1
+}
+
 # wait_for <what> <seconds> <command...>: retries the command until it succeeds.
 wait_for() {
   local what="$1" timeout="$2"; shift 2

@@ -4,12 +4,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
 
-for name in "${COMPONENTS[@]}"; do
-  if running "${name}"; then
-    log "a local control plane started by 'make up' is running; run 'make down' first"
-    exit 1
-  fi
-done
+if up="$(first_running)"; then
+  log "a local control plane started by 'make up' is running (${up} is up); run 'make down' first"
+  exit 1
+fi
 idle_pid=""
 trap '[[ -n "${idle_pid}" ]] && kill "${idle_pid}" 2>/dev/null; "${ROOT}/hack/local-down.sh"' EXIT
 trap 'exit 130' INT TERM

@@ -9,12 +9,10 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
 
-for name in "${COMPONENTS[@]}"; do
-  if running "${name}"; then
-    log "the local control plane is already running (${name} is up; state in ${LOCAL_DIR}); run 'make down' first to restart it"
-    exit 0
-  fi
-done
+if up="$(first_running)"; then
+  log "the local control plane is already running (${up} is up; state in ${LOCAL_DIR}); run 'make down' first to restart it"
+  exit 0
+fi
 rm -rf "${LOCAL_DIR}"
 mkdir -p "${PKI_DIR}" "${LOG_DIR}" "${PID_DIR}"
 

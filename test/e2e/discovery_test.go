@@ -21,11 +21,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -63,22 +61,11 @@ func TestAPIServiceAvailableSoonAfterRestart(t *testing.T) {
 		return out == "False"
 	})
 
-	logFile, err := os.OpenFile(filepath.Join(localDir, "logs", "nginx-operator-apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := startDetached(t, args, "nginx-operator-apiserver.log")
 	// local-down.sh stops the new process through the same PID file.
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = cmd.Wait() }()
 
 	client := adminHTTPClient(t)
 	waitFor(t, 2*time.Minute, "our apiserver /readyz", func() bool {
@@ -97,45 +84,6 @@ func TestAPIServiceAvailableSoonAfterRestart(t *testing.T) {
 	})
 	t.Logf("APIServices Available %s after our apiserver became ready", time.Since(ready).Round(100*time.Millisecond))
 	mustKubectl(t, "", "get", "nginxoperators", "-A")
-}
-
-func processArgs(pidFile string) ([]string, error) {
-	pid, err := os.ReadFile(pidFile)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "cmdline"))
-	if err != nil {
-		return nil, err
-	}
-	return strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00"), nil
-}
-
-func stopByPIDFile(t *testing.T, pidFile string) {
-	t.Helper()
-	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 30*time.Second, fmt.Sprintf("pid %d to exit", pid), func() bool { return !alive(pid) })
-}
-
-// alive is false for exited processes, including zombies nobody reaps: processes
-// started by local-up.sh are reparented, and PID 1 in a container may not reap them.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
 }
 
 func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {

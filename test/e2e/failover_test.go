@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,18 +47,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 	metricsPort, probePort := mustFreePort(t), mustFreePort(t)
 	standbyArgs := replaceFlag(replaceFlag(args, "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort)),
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
-	logFile, err := os.Create(filepath.Join(localDir, "logs", "nginx-operator-controller-standby.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	standby := exec.Command(standbyArgs[0], standbyArgs[1:]...)
-	standby.Stdout, standby.Stderr = logFile, logFile
-	standby.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := standby.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = standby.Wait() }()
+	standby := startDetached(t, standbyArgs, "nginx-operator-controller-standby.log")
 	t.Cleanup(func() {
 		// Until it replaces the leader in the PID file, nothing else would stop it.
 		if t.Failed() {
@@ -109,22 +97,6 @@ func TestControllerLeaderFailover(t *testing.T) {
 	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n == 0 {
 		t.Error("the new leader has not reconciled")
 	}
-}
-
-func replaceFlag(args []string, name, value string) []string {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		switch {
-		case args[i] == name && i+1 < len(args):
-			out = append(out, name, value)
-			i++
-		case strings.HasPrefix(args[i], name+"="):
-			out = append(out, name+"="+value)
-		default:
-			out = append(out, args[i])
-		}
-	}
-	return out
 }
 
 func mustFreePort(t *testing.T) int {
