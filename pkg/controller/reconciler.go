@@ -97,6 +97,9 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 		return nil, blocked, err
 	}
 	if found {
+		if err := r.dropStrayContainerPorts(ctx, live, desired); err != nil {
+			return nil, "", err
+		}
 		owned, err := appsv1ac.ExtractDeployment(live, FieldManager)
 		if err != nil {
 			return nil, "", err
@@ -173,6 +176,35 @@ func (r *Reconciler) dropStrayServicePorts(ctx context.Context, live *corev1.Ser
 	live.Spec.Ports = kept
 	writesTotal.WithLabelValues("Service").Inc()
 	return r.Client.Update(ctx, live, client.FieldOwner(FieldManager))
+}
+
+// dropStrayContainerPorts does for the nginx container's ports what
+// dropStrayServicePorts does for the Service: an edited port number would otherwise
+// stay beside ours under the same name and make the Deployment invalid.
+func (r *Reconciler) dropStrayContainerPorts(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
+	wanted := map[string]bool{}
+	for _, p := range desired.Spec.Template.Spec.Containers[0].Ports {
+		wanted[portKey(*p.ContainerPort, *p.Protocol)] = true
+	}
+	containers := live.Spec.Template.Spec.Containers
+	for i := range containers {
+		if containers[i].Name != ContainerName {
+			continue
+		}
+		kept := make([]corev1.ContainerPort, 0, len(containers[i].Ports))
+		for _, p := range containers[i].Ports {
+			if wanted[portKey(p.ContainerPort, protocolOrTCP(p.Protocol))] {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) == len(containers[i].Ports) {
+			return nil
+		}
+		containers[i].Ports = kept
+		writesTotal.WithLabelValues("Deployment").Inc()
+		return r.Client.Update(ctx, live, client.FieldOwner(FieldManager))
+	}
+	return nil
 }
 
 func portKey(port int32, protocol corev1.Protocol) string {

@@ -274,3 +274,25 @@ func TestReconcileReplacesAnEditedServicePort(t *testing.T) {
 		t.Errorf("steady state wrote %q", got)
 	}
 }
+
+func TestReconcileReplacesAnEditedContainerPort(t *testing.T) {
+	h := newHarness(t, sample("web"))
+	h.reconcile("web")
+	d := &appsv1.Deployment{}
+	h.get("web", d)
+	d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort = 81
+	if err := h.client.Update(context.Background(), d, client.FieldOwner("kubectl-edit")); err != nil {
+		t.Fatal(err)
+	}
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "update Deployment,apply Deployment" {
+		t.Fatalf("reverting an edited container port wrote %q", got)
+	}
+	h.get("web", d)
+	if ports := d.Spec.Template.Spec.Containers[0].Ports; len(ports) != 1 || ports[0].ContainerPort != 80 {
+		t.Errorf("container ports = %+v", ports)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Errorf("steady state wrote %q", got)
+	}
+}

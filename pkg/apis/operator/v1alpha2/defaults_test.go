@@ -25,7 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/install"
-	. "github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
 func TestDefaults(t *testing.T) {
@@ -33,56 +33,56 @@ func TestDefaults(t *testing.T) {
 	install.Install(scheme)
 	cases := []struct {
 		name string
-		in   NginxOperatorSpec
-		want NginxOperatorSpec
+		in   v1alpha2.NginxOperatorSpec
+		want v1alpha2.NginxOperatorSpec
 	}{{
 		name: "empty spec",
-		want: NginxOperatorSpec{
-			Image:    DefaultImage,
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.DefaultImage,
 			Replicas: ptr.To[int32](1),
 			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service:  &ServiceSpec{Type: ServiceTypeClusterIP, Ports: []ServicePort{{Name: "http", Port: 80}}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
 		},
 	}, {
 		name: "qps mode leaves replicas unset",
-		in:   NginxOperatorSpec{QPS: &QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}},
-		want: NginxOperatorSpec{
-			Image:   DefaultImage,
-			QPS:     &QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
+		in:   v1alpha2.NginxOperatorSpec{QPS: &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:   v1alpha2.DefaultImage,
+			QPS:     &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
 			Ports:   []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service: &ServiceSpec{Type: ServiceTypeClusterIP, Ports: []ServicePort{{Name: "http", Port: 80}}},
+			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
 		},
 	}, {
 		name: "explicit values are kept; service ports default to their container port",
-		in: NginxOperatorSpec{
+		in: v1alpha2.NginxOperatorSpec{
 			Image:    "nginx:mainline",
 			Replicas: ptr.To[int32](0),
 			Ports:    []corev1.ContainerPort{{Name: "web", ContainerPort: 8080}, {Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}},
-			Service:  &ServiceSpec{Type: ServiceTypeNodePort, Ports: []ServicePort{{Name: "web"}, {Name: "dns", Port: 5353}}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeNodePort, Ports: []v1alpha2.ServicePort{{Name: "web"}, {Name: "dns", Port: 5353}}},
 		},
-		want: NginxOperatorSpec{
+		want: v1alpha2.NginxOperatorSpec{
 			Image:    "nginx:mainline",
 			Replicas: ptr.To[int32](0),
 			Ports:    []corev1.ContainerPort{{Name: "web", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}, {Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}},
-			Service:  &ServiceSpec{Type: ServiceTypeNodePort, Ports: []ServicePort{{Name: "web", Port: 8080}, {Name: "dns", Port: 5353}}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeNodePort, Ports: []v1alpha2.ServicePort{{Name: "web", Port: 8080}, {Name: "dns", Port: 5353}}},
 		},
 	}, {
 		name: "service without ports exposes every container port",
-		in: NginxOperatorSpec{
+		in: v1alpha2.NginxOperatorSpec{
 			Replicas: ptr.To[int32](3),
 			Ports:    []corev1.ContainerPort{{Name: "a", ContainerPort: 1000, Protocol: corev1.ProtocolTCP}, {Name: "b", ContainerPort: 2000, Protocol: corev1.ProtocolTCP}},
-			Service:  &ServiceSpec{Type: ServiceTypeLoadBalancer},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeLoadBalancer},
 		},
-		want: NginxOperatorSpec{
-			Image:    DefaultImage,
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.DefaultImage,
 			Replicas: ptr.To[int32](3),
 			Ports:    []corev1.ContainerPort{{Name: "a", ContainerPort: 1000, Protocol: corev1.ProtocolTCP}, {Name: "b", ContainerPort: 2000, Protocol: corev1.ProtocolTCP}},
-			Service:  &ServiceSpec{Type: ServiceTypeLoadBalancer, Ports: []ServicePort{{Name: "a", Port: 1000}, {Name: "b", Port: 2000}}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeLoadBalancer, Ports: []v1alpha2.ServicePort{{Name: "a", Port: 1000}, {Name: "b", Port: 2000}}},
 		},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			obj := &NginxOperator{Spec: tc.in}
+			obj := &v1alpha2.NginxOperator{Spec: tc.in}
 			scheme.Default(obj)
 			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {
 				t.Errorf("defaulted spec (-want +got):\n%s", diff)
