@@ -33,7 +33,10 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 			if s.Image == "" {
 				s.Image = "nginx:" + c.String(8)
 			}
-			if s.QPS == nil && s.Replicas == nil {
+			// replicas and qps are mutually exclusive (validation and v1alpha1 rely on it).
+			if s.QPS != nil {
+				s.Replicas = nil
+			} else if s.Replicas == nil {
 				r := c.Int31()
 				s.Replicas = &r
 			}

@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/conversion"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -34,10 +35,12 @@ import (
 const PreservedFieldsAnnotation = "operator.example.com/v1alpha2-fields"
 
 // preservedFields is the annotation payload. Replicas, forceRedeploy and conditions
-// are left out because v1alpha1 carries them itself.
+// are left out because v1alpha1 carries them itself. Spec and status are preserved
+// independently: an object whose spec v1alpha1 can express fully keeps no spec here,
+// so a v1alpha1 edit of port also moves the Service port, as for a plain object.
 type preservedFields struct {
-	Spec   v1alpha2.NginxOperatorSpec   `json:"spec"`
-	Status v1alpha2.NginxOperatorStatus `json:"status,omitempty"`
+	Spec   *v1alpha2.NginxOperatorSpec   `json:"spec,omitempty"`
+	Status *v1alpha2.NginxOperatorStatus `json:"status,omitempty"`
 }
 
 // Convert_operator_NginxOperator_To_v1alpha1_NginxOperator writes the annotation only
@@ -50,18 +53,24 @@ func Convert_operator_NginxOperator_To_v1alpha1_NginxOperator(in *operator.Nginx
 	if err := Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(&out.Spec, &plain, s); err != nil {
 		return err
 	}
-	if apiequality.Semantic.DeepEqual(plain, in.Spec) && !hasV1alpha2OnlyStatus(&in.Status) {
+	var p preservedFields
+	if !apiequality.Semantic.DeepEqual(plain, in.Spec) {
+		p.Spec = &v1alpha2.NginxOperatorSpec{}
+		if err := v1alpha2.Convert_operator_NginxOperatorSpec_To_v1alpha2_NginxOperatorSpec(&in.Spec, p.Spec, s); err != nil {
+			return err
+		}
+		p.Spec.Replicas, p.Spec.ForceRedeploy = nil, ""
+	}
+	if hasV1alpha2OnlyStatus(&in.Status) {
+		p.Status = &v1alpha2.NginxOperatorStatus{}
+		if err := v1alpha2.Convert_operator_NginxOperatorStatus_To_v1alpha2_NginxOperatorStatus(&in.Status, p.Status, s); err != nil {
+			return err
+		}
+		p.Status.Conditions = nil
+	}
+	if p.Spec == nil && p.Status == nil {
 		return nil
 	}
-	var p preservedFields
-	if err := v1alpha2.Convert_operator_NginxOperatorSpec_To_v1alpha2_NginxOperatorSpec(&in.Spec, &p.Spec, s); err != nil {
-		return err
-	}
-	p.Spec.Replicas, p.Spec.ForceRedeploy = nil, ""
-	if err := v1alpha2.Convert_operator_NginxOperatorStatus_To_v1alpha2_NginxOperatorStatus(&in.Status, &p.Status, s); err != nil {
-		return err
-	}
-	p.Status.Conditions = nil
 	data, err := json.Marshal(&p)
 	if err != nil {
 		return err
@@ -88,28 +97,37 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 	}
 	var p preservedFields
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		return fmt.Errorf("metadata.annotations[%s]: invalid value: %w", PreservedFieldsAnnotation, err)
+		// An API error, not a plain one, so every verb (patch and apply included) answers 400.
+		return apierrors.NewBadRequest(fmt.Sprintf("metadata.annotations[%s]: invalid value: %v", PreservedFieldsAnnotation, err))
 	}
-	var spec operator.NginxOperatorSpec
-	if err := v1alpha2.Convert_v1alpha2_NginxOperatorSpec_To_operator_NginxOperatorSpec(&p.Spec, &spec, s); err != nil {
-		return err
-	}
-	spec.Replicas = out.Spec.Replicas
-	spec.ForceRedeploy = out.Spec.ForceRedeploy
-	if in.Spec.Port != nil {
-		if len(spec.Ports) > 0 {
-			spec.Ports[0].ContainerPort = *in.Spec.Port
-		} else {
-			spec.Ports = out.Spec.Ports
+	if p.Spec != nil {
+		var spec operator.NginxOperatorSpec
+		if err := v1alpha2.Convert_v1alpha2_NginxOperatorSpec_To_operator_NginxOperatorSpec(p.Spec, &spec, s); err != nil {
+			return err
 		}
+		spec.Replicas = out.Spec.Replicas
+		spec.ForceRedeploy = out.Spec.ForceRedeploy
+		if in.Spec.Port != nil {
+			if len(spec.Ports) > 0 {
+				spec.Ports[0].ContainerPort = *in.Spec.Port
+			} else {
+				spec.Ports = out.Spec.Ports
+			}
+		}
+		// A v1alpha1 client that sets replicas asks for a fixed count; it cannot see
+		// qps, so its choice wins instead of failing on a field it does not know.
+		if spec.Replicas != nil {
+			spec.QPS = nil
+		}
+		out.Spec = spec
 	}
-	out.Spec = spec
-
-	conditions := out.Status.Conditions
-	if err := v1alpha2.Convert_v1alpha2_NginxOperatorStatus_To_operator_NginxOperatorStatus(&p.Status, &out.Status, s); err != nil {
-		return err
+	if p.Status != nil {
+		conditions := out.Status.Conditions
+		if err := v1alpha2.Convert_v1alpha2_NginxOperatorStatus_To_operator_NginxOperatorStatus(p.Status, &out.Status, s); err != nil {
+			return err
+		}
+		out.Status.Conditions = conditions
 	}
-	out.Status.Conditions = conditions
 
 	annotations := make(map[string]string, len(in.Annotations))
 	for k, v := range in.Annotations {
@@ -173,5 +191,5 @@ func preservedQPSMode(annotations map[string]string) bool {
 		return false
 	}
 	var p preservedFields
-	return json.Unmarshal([]byte(raw), &p) == nil && p.Spec.QPS != nil
+	return json.Unmarshal([]byte(raw), &p) == nil && p.Spec != nil && p.Spec.QPS != nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -137,8 +138,8 @@ func TestCorruptPreservedAnnotationIsAnError(t *testing.T) {
 	in := &v1alpha1.NginxOperator{ObjectMeta: metav1.ObjectMeta{
 		Name: "web", Annotations: map[string]string{v1alpha1.PreservedFieldsAnnotation: "{not json"},
 	}}
-	if err := scheme.Convert(in, &operator.NginxOperator{}, nil); err == nil {
-		t.Fatal("expected an error for a corrupt annotation")
+	if err := scheme.Convert(in, &operator.NginxOperator{}, nil); !apierrors.IsBadRequest(err) {
+		t.Fatalf("err = %v, want a 400 BadRequest for a corrupt annotation", err)
 	}
 }
 
@@ -148,5 +149,38 @@ func TestV1alpha1Defaults(t *testing.T) {
 	scheme.Default(obj)
 	if *obj.Spec.Port != 80 || *obj.Spec.Replicas != 1 {
 		t.Errorf("defaults = %+v, want port 80 and replicas 1", obj.Spec)
+	}
+}
+
+// Once the controller has written status, the annotation holds only status, so a
+// v1alpha1 port edit still moves the Service port like on a plain object.
+func TestPortEditWithStatusMovesServicePort(t *testing.T) {
+	scheme := newScheme()
+	in := &v1alpha1.NginxOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Spec:       v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](8080), Replicas: ptr.To[int32](1)},
+	}
+	internal := convert(t, scheme, in, &operator.NginxOperator{})
+	internal.Status = operator.NginxOperatorStatus{ObservedGeneration: 1, Selector: "app=web"}
+	v1 := convert(t, scheme, internal, &v1alpha1.NginxOperator{})
+	v1.Spec.Port = ptr.To[int32](9090)
+	back := convert(t, scheme, v1, &operator.NginxOperator{})
+	if back.Spec.Ports[0].ContainerPort != 9090 || back.Spec.Service.Ports[0].Port != 9090 || back.Status.Selector != "app=web" {
+		t.Errorf("spec=%+v service=%+v status=%+v", back.Spec.Ports, back.Spec.Service.Ports, back.Status)
+	}
+}
+
+func TestV1alpha1ReplicasSwitchOffQPS(t *testing.T) {
+	scheme := newScheme()
+	qps := &v1alpha2.NginxOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: "api"},
+		Spec:       v1alpha2.NginxOperatorSpec{QPS: &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}},
+	}
+	scheme.Default(qps)
+	v1 := convert(t, scheme, convert(t, scheme, qps, &operator.NginxOperator{}), &v1alpha1.NginxOperator{})
+	v1.Spec.Replicas = ptr.To[int32](5)
+	back := convert(t, scheme, v1, &operator.NginxOperator{})
+	if back.Spec.QPS != nil || *back.Spec.Replicas != 5 {
+		t.Errorf("spec = %+v", back.Spec)
 	}
 }

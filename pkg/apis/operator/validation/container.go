@@ -18,6 +18,7 @@ package validation
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -85,10 +86,33 @@ func validateEnvVarSource(src *corev1.EnvVarSource, hasValue bool, fldPath *fiel
 	if src.FieldRef != nil && src.FieldRef.FieldPath == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("fieldRef", "fieldPath"), ""))
 	}
-	if src.ResourceFieldRef != nil && src.ResourceFieldRef.Resource == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("resourceFieldRef", "resource"), ""))
+	if src.ResourceFieldRef != nil && !envResources.Has(src.ResourceFieldRef.Resource) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("resourceFieldRef", "resource"), src.ResourceFieldRef.Resource, sets.List(envResources)))
+	}
+	// fileKeyRef needs a pod volume, which an NginxOperator cannot declare, and an alpha
+	// feature gate; kube-apiserver would reject the Deployment.
+	if src.FileKeyRef != nil {
+		allErrs = append(allErrs, field.Forbidden(fldPath.Child("fileKeyRef"), "not supported: NginxOperators declare no volumes"))
 	}
 	return allErrs
+}
+
+// envResources are the container resources the downward API exposes.
+var envResources = sets.New("limits.cpu", "limits.memory", "limits.ephemeral-storage",
+	"requests.cpu", "requests.memory", "requests.ephemeral-storage")
+
+// isContainerResourceName accepts what kube-apiserver accepts for container resources:
+// the standard names, hugepages, and extended resources with a domain prefix.
+func isContainerResourceName(name corev1.ResourceName) bool {
+	switch {
+	case name == corev1.ResourceCPU, name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage:
+		return true
+	case strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+		return true
+	case strings.Contains(string(name), "/") && !strings.Contains(string(name), "kubernetes.io/"):
+		return len(validation.IsQualifiedName(string(name))) == 0
+	}
+	return false
 }
 
 func refName(r *corev1.ConfigMapKeySelector) string {
@@ -128,8 +152,8 @@ func validateResources(res *corev1.ResourceRequirements, fldPath *field.Path) fi
 	}{{res.Limits, fldPath.Child("limits")}, {res.Requests, fldPath.Child("requests")}} {
 		for name, q := range list.values {
 			keyPath := list.path.Key(string(name))
-			for _, msg := range validation.IsQualifiedName(string(name)) {
-				allErrs = append(allErrs, field.Invalid(keyPath, name, msg))
+			if !isContainerResourceName(name) {
+				allErrs = append(allErrs, field.Invalid(keyPath, name, "must be cpu, memory, ephemeral-storage, hugepages-<size> or a domain-prefixed extended resource"))
 			}
 			if q.Sign() < 0 {
 				allErrs = append(allErrs, field.Invalid(keyPath, q.String(), "must be greater than or equal to 0"))

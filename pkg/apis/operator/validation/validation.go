@@ -36,19 +36,25 @@ var ValidateNginxOperatorName = apimachineryvalidation.NameIsDNS1035Label
 
 // ValidateNginxOperator validates a new object.
 func ValidateNginxOperator(obj *operator.NginxOperator) field.ErrorList {
-	metaPath := field.NewPath("metadata")
-	allErrs := apimachineryvalidation.ValidateObjectMeta(&obj.ObjectMeta, true, ValidateNginxOperatorName, metaPath)
-	if _, found := obj.Annotations[PreservedFieldsAnnotation]; found {
-		allErrs = append(allErrs, field.Forbidden(metaPath.Child("annotations").Key(PreservedFieldsAnnotation),
-			"reserved for the v1alpha1 representation; set the fields in v1alpha2 instead"))
-	}
-	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, field.NewPath("spec"))...)
+	allErrs := apimachineryvalidation.ValidateObjectMeta(&obj.ObjectMeta, true, ValidateNginxOperatorName, field.NewPath("metadata"))
+	return append(allErrs, validateContent(obj)...)
 }
 
 // ValidateNginxOperatorUpdate validates an update of the main resource.
+// ValidateObjectMetaUpdate covers the metadata checks of create as well.
 func ValidateNginxOperatorUpdate(obj, old *operator.NginxOperator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	return append(allErrs, ValidateNginxOperator(obj)...)
+	return append(allErrs, validateContent(obj)...)
+}
+
+// validateContent checks what create and update share beyond generic metadata.
+func validateContent(obj *operator.NginxOperator) field.ErrorList {
+	var allErrs field.ErrorList
+	if _, found := obj.Annotations[PreservedFieldsAnnotation]; found {
+		allErrs = append(allErrs, field.Forbidden(field.NewPath("metadata", "annotations").Key(PreservedFieldsAnnotation),
+			"reserved for the v1alpha1 representation; set the fields in v1alpha2 instead"))
+	}
+	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, field.NewPath("spec"))...)
 }
 
 // ValidateNginxOperatorStatusUpdate validates an update of the status subresource.

@@ -146,6 +146,20 @@ func TestValidateNginxOperator(t *testing.T) {
 		{name: "negative limit", mutate: func(o *operator.NginxOperator) {
 			o.Spec.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("-1Mi")
 		}, want: []string{"FieldValueInvalid spec.resources.limits[memory]"}},
+		{name: "unknown resource name", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Resources.Limits["gpu"] = resource.MustParse("1")
+		}, want: []string{"FieldValueInvalid spec.resources.limits[gpu]"}},
+		{name: "extended resource", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Resources.Limits["example.com/gpu"] = resource.MustParse("1")
+		}},
+		{name: "env resourceFieldRef unknown", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Env[0].Value = ""
+			o.Spec.Env[0].ValueFrom = &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{Resource: "limits.gpu"}}
+		}, want: []string{"FieldValueNotSupported spec.env[0].valueFrom.resourceFieldRef.resource"}},
+		{name: "env fileKeyRef", mutate: func(o *operator.NginxOperator) {
+			o.Spec.Env[0].Value = ""
+			o.Spec.Env[0].ValueFrom = &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{VolumeName: "v", Path: "p", Key: "k"}}
+		}, want: []string{"FieldValueForbidden spec.env[0].valueFrom.fileKeyRef"}},
 		{name: "resource claims", mutate: func(o *operator.NginxOperator) {
 			o.Spec.Resources.Claims = []corev1.ResourceClaim{{Name: "gpu"}}
 		}, want: []string{"FieldValueForbidden spec.resources.claims"}},
