@@ -65,8 +65,9 @@ func NewOptions(out io.Writer) *Options {
 	// Without it, open watches (kube-controller-manager keeps several through the
 	// aggregator) hold a graceful shutdown for the full request timeout.
 	o.ServerRun.ShutdownWatchTerminationGracePeriod = 5 * time.Second
-	// Unauthenticated requests get 401, health endpoints excepted (see anonymousOnlyForHealth).
-	o.Recommended.Authentication.Anonymous.Enabled = false
+	// Unauthenticated requests get 401 except on health endpoints (anonymousOnlyForHealth),
+	// which kubelet probes reach without credentials, sub-paths such as /readyz/etcd included.
+	o.Recommended.Authorization.AlwaysAllowPaths = healthPaths
 	return o
 }
 
@@ -141,7 +142,7 @@ func (o *Options) Config() (*Config, error) {
 	var pki *standalonePKI
 	if o.Standalone {
 		var err error
-		if pki, err = loadOrCreateStandalonePKI(o.DataDir); err != nil {
+		if pki, err = loadOrCreateStandalonePKI(o.DataDir, o.Recommended.SecureServing.BindAddress); err != nil {
 			return nil, err
 		}
 		o.Recommended.SecureServing.ServerCert.CertKey.CertFile = pki.serving.CertFile
@@ -175,7 +176,7 @@ func (o *Options) Config() (*Config, error) {
 		if err := applyStandaloneSecurity(&serverConfig.Config, pki); err != nil {
 			return nil, err
 		}
-		file, err := writeAdminKubeconfig(o.DataDir, pki, o.Recommended.SecureServing.BindAddress.String(), o.Recommended.SecureServing.BindPort)
+		file, err := writeAdminKubeconfig(o.DataDir, pki, o.Recommended.SecureServing.BindAddress, o.Recommended.SecureServing.BindPort)
 		if err != nil {
 			return nil, fmt.Errorf("writing kubeconfig: %w", err)
 		}

@@ -93,11 +93,17 @@ func loadOrIssue(ca *keyPair, dir, name string, tmpl x509.Certificate) (*keyPair
 	return kp, kp.write()
 }
 
-func servingCertTemplate() x509.Certificate {
+// servingCertTemplate covers localhost and, when it is a specific address, the address
+// the server binds to, which is what the standalone kubeconfig points at.
+func servingCertTemplate(bindIP net.IP) x509.Certificate {
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")}
+	if bindIP != nil && !bindIP.IsUnspecified() && !bindIP.IsLoopback() {
+		ips = append(ips, bindIP)
+	}
 	return x509.Certificate{
 		Subject:     pkix.Name{CommonName: "localhost"},
 		DNSNames:    []string{"localhost"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
+		IPAddresses: ips,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 }

@@ -40,7 +40,7 @@ type standalonePKI struct {
 	ca, serving, admin *keyPair
 }
 
-func loadOrCreateStandalonePKI(dataDir string) (*standalonePKI, error) {
+func loadOrCreateStandalonePKI(dataDir string, bindIP net.IP) (*standalonePKI, error) {
 	dir := filepath.Join(dataDir, "pki")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -49,9 +49,19 @@ func loadOrCreateStandalonePKI(dataDir string) (*standalonePKI, error) {
 	if err != nil {
 		return nil, fmt.Errorf("standalone CA: %w", err)
 	}
-	serving, err := loadOrIssue(ca, dir, "apiserver", servingCertTemplate())
+	serving, err := loadOrIssue(ca, dir, "apiserver", servingCertTemplate(bindIP))
 	if err != nil {
 		return nil, fmt.Errorf("standalone serving certificate: %w", err)
+	}
+	// A certificate from an earlier run with another --bind-address, or from another CA,
+	// is replaced rather than served to clients that cannot verify it.
+	if host := kubeconfigHost(bindIP); serving.cert.VerifyHostname(host) != nil || serving.cert.CheckSignatureFrom(ca.cert) != nil {
+		if err := os.Remove(serving.CertFile); err != nil {
+			return nil, err
+		}
+		if serving, err = loadOrIssue(ca, dir, "apiserver", servingCertTemplate(bindIP)); err != nil {
+			return nil, fmt.Errorf("standalone serving certificate: %w", err)
+		}
 	}
 	admin, err := loadOrIssue(ca, dir, "admin", clientCertTemplate("admin", user.SystemPrivilegedGroup))
 	if err != nil {
@@ -87,11 +97,8 @@ func applyStandaloneSecurity(c *genericapiserver.Config, pki *standalonePKI) err
 }
 
 // writeAdminKubeconfig writes <data-dir>/kubeconfig for the admin certificate.
-func writeAdminKubeconfig(dataDir string, pki *standalonePKI, host string, port int) (string, error) {
-	if host == "" || net.ParseIP(host).IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	server := "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+func writeAdminKubeconfig(dataDir string, pki *standalonePKI, bindIP net.IP, port int) (string, error) {
+	server := "https://" + net.JoinHostPort(kubeconfigHost(bindIP), strconv.Itoa(port))
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["nginx-operator"] = &clientcmdapi.Cluster{Server: server, CertificateAuthority: pki.ca.CertFile}
 	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificate: pki.admin.CertFile, ClientKey: pki.admin.KeyFile}
@@ -102,4 +109,13 @@ func writeAdminKubeconfig(dataDir string, pki *standalonePKI, host string, port 
 		return "", err
 	}
 	return file, nil
+}
+
+// kubeconfigHost is the address clients use: loopback unless the server binds to a
+// specific other address.
+func kubeconfigHost(bindIP net.IP) string {
+	if bindIP == nil || bindIP.IsUnspecified() {
+		return "127.0.0.1"
+	}
+	return bindIP.String()
 }

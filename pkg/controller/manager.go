@@ -76,7 +76,7 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
 	// Children are named after their NginxOperator, so a same-named request covers owned
 	// children and same-named strangers (ownership conflicts) alike.
 	sameName := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {

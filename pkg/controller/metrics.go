@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -48,8 +49,11 @@ type instancesCollector struct {
 func (c instancesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- instancesDesc }
 
 func (c instancesCollector) Collect(ch chan<- prometheus.Metric) {
+	// A scrape must not hang while the cache is still syncing.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	list := &v1alpha2.NginxOperatorList{}
-	if err := c.reader.List(context.Background(), list); err != nil {
+	if err := c.reader.List(ctx, list); err != nil {
 		ch <- prometheus.NewInvalidMetric(instancesDesc, err)
 		return
 	}

@@ -42,7 +42,10 @@ import (
 // reports what it sees in status. It writes only what differs: at steady state a
 // reconcile makes no API writes at all.
 type Reconciler struct {
-	Client   client.Client
+	Client client.Client
+	// APIReader reads around the informer cache; used right after a write, when the
+	// cache may still hold the old Deployment and would report a stale rollout.
+	APIReader client.Reader
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
 }
@@ -115,8 +118,8 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 	writesTotal.WithLabelValues("Deployment").Inc()
 	r.event(no, corev1.EventTypeNormal, createdOrUpdated(found), "ApplyDeployment", "%s Deployment %s", verb(found), no.Name)
 	applied := &appsv1.Deployment{}
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(no), applied); err != nil && !apierrors.IsNotFound(err) {
-		return nil, "", err
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(no), applied); err != nil {
+		return nil, "", client.IgnoreNotFound(err)
 	}
 	return applied, "", nil
 }

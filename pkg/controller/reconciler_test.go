@@ -112,7 +112,7 @@ func newHarness(t *testing.T, objs ...client.Object) *harness {
 		Build()
 	recorder := events.NewFakeRecorder(100)
 	return &harness{t: t, client: c, writes: log, recorder: recorder,
-		r: &Reconciler{Client: c, Recorder: recorder, Clock: clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))}}
+		r: &Reconciler{Client: c, APIReader: c, Recorder: recorder, Clock: clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))}}
 }
 
 func (h *harness) reconcile(name string) []string {
