@@ -38,9 +38,9 @@ down: ## Stop what 'make up' started and remove .local/
 run: ## The whole system in the foreground with the samples applied; Ctrl-C stops it
 	./hack/local-run.sh
 
-run-standalone: build ## Only the apiserver, standalone, on embedded etcd under .local/standalone
-	@echo "Try: KUBECONFIG=$(LOCAL)/standalone/kubeconfig kubectl get nginxoperators -A"
-	$(BIN)/apiserver --standalone --data-dir $(LOCAL)/standalone --secure-port 8443 --bind-address 127.0.0.1
+run-standalone: build ## Only the apiserver, standalone, on embedded etcd under .local-standalone/
+	@echo "Try: KUBECONFIG=.local-standalone/kubeconfig kubectl get nginxoperators -A"
+	$(BIN)/apiserver --standalone --data-dir .local-standalone --secure-port 8443 --bind-address 127.0.0.1
 
-clean:
-	rm -rf $(BIN) $(LOCAL)
+clean: down ## Stop the local stack, remove binaries and local state
+	rm -rf $(BIN) $(LOCAL) .local-standalone

@@ -32,10 +32,17 @@ alive() {
   [[ -n "${state}" && "${state}" != Z ]]
 }
 
+# ours <pid>: true when the process runs and is one of this stack's components: every
+# component's command line names ${LOCAL_DIR}. A stale PID file (after a reboot, say)
+# then never makes us signal an unrelated process that reuses the PID.
+ours() {
+  alive "$1" && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "${LOCAL_DIR}/"
+}
+
 # running <name>: true when the component's recorded process is alive.
 running() {
   local pidfile="${PID_DIR}/$1.pid"
-  [[ -f "${pidfile}" ]] && alive "$(cat "${pidfile}")"
+  [[ -f "${pidfile}" ]] && ours "$(cat "${pidfile}")"
 }
 
 # first_running: prints the first component that is up, fails when none is.

@@ -6,7 +6,7 @@
 #   and the nginx-operator controller (leader election on).
 # PIDs and logs live under $LOCAL_DIR (default .local/); hack/local-down.sh stops them.
 # Returns when the APIServices are Available.
-set -euo pipefail
+set -Eeuo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
 
 if up="$(first_running)"; then
@@ -15,6 +15,8 @@ if up="$(first_running)"; then
 fi
 rm -rf "${LOCAL_DIR}"
 mkdir -p "${PKI_DIR}" "${LOG_DIR}" "${PID_DIR}"
+# A failed start stops what it started, keeping the logs for a look.
+trap 'log "start-up failed; stopping what was started (logs stay in ${LOG_DIR})"; KEEP_STATE=1 "${ROOT}/hack/local-down.sh"' ERR
 
 "${ROOT}/hack/tools/build.sh" >/dev/null
 source "${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh"

@@ -41,16 +41,19 @@ for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
 done
 
 # kwok has its own dependency graph, so it is installed from its module, not built here.
+# The binary lands last, so its presence means the stages were copied too.
 if [[ ! -x "${KWOK_DIR}/kwok" ]]; then
   start=${SECONDS}
   mkdir -p "${KWOK_DIR}/stages"
-  GOBIN="${KWOK_DIR}" GOFLAGS= go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+  rm -rf "${KWOK_DIR}.tmp" && mkdir -p "${KWOK_DIR}.tmp"
+  GOBIN="${KWOK_DIR}.tmp" GOFLAGS= go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
   src="$(GOFLAGS= go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
   cp "${src}/kustomize/stage/node/fast/node-initialize.yaml" \
      "${src}/kustomize/stage/pod/fast/pod-ready.yaml" \
      "${src}/kustomize/stage/pod/fast/pod-complete.yaml" \
      "${src}/kustomize/stage/pod/fast/pod-delete.yaml" "${KWOK_DIR}/stages/"
   chmod u+w "${KWOK_DIR}/stages/"*
+  mv "${KWOK_DIR}.tmp/kwok" "${KWOK_DIR}/kwok" && rmdir "${KWOK_DIR}.tmp"
   echo "built   kwok-${KWOK_VERSION}/kwok in $((SECONDS - start))s"
 else
   echo "cached  kwok-${KWOK_VERSION}/kwok"

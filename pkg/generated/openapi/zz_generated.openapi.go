@@ -541,34 +541,6 @@ func schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref common.ReferenceC
 	}
 }
 
-func schema_pkg_apis_operator_v1alpha1_preservedFields(ref common.ReferenceCallback) common.OpenAPIDefinition {
-	return common.OpenAPIDefinition{
-		Schema: spec.Schema{
-			SchemaProps: spec.SchemaProps{
-				Description: "preservedFields is the annotation payload. Replicas, forceRedeploy and conditions are left out because v1alpha1 carries them itself.",
-				Type:        []string{"object"},
-				Properties: map[string]spec.Schema{
-					"spec": {
-						SchemaProps: spec.SchemaProps{
-							Default: map[string]interface{}{},
-							Ref:     ref(v1alpha2.NginxOperatorSpec{}.OpenAPIModelName()),
-						},
-					},
-					"status": {
-						SchemaProps: spec.SchemaProps{
-							Default: map[string]interface{}{},
-							Ref:     ref(v1alpha2.NginxOperatorStatus{}.OpenAPIModelName()),
-						},
-					},
-				},
-				Required: []string{"spec"},
-			},
-		},
-		Dependencies: []string{
-			v1alpha2.NginxOperatorSpec{}.OpenAPIModelName(), v1alpha2.NginxOperatorStatus{}.OpenAPIModelName()},
-	}
-}
-
 func schema_pkg_apis_operator_v1alpha2_NginxOperator(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{

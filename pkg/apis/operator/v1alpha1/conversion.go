@@ -38,6 +38,9 @@ const PreservedFieldsAnnotation = "operator.example.com/v1alpha2-fields"
 // are left out because v1alpha1 carries them itself. Spec and status are preserved
 // independently: an object whose spec v1alpha1 can express fully keeps no spec here,
 // so a v1alpha1 edit of port also moves the Service port, as for a plain object.
+// It is not an API type.
+// +k8s:openapi-gen=false
+// +k8s:deepcopy-gen=false
 type preservedFields struct {
 	Spec   *v1alpha2.NginxOperatorSpec   `json:"spec,omitempty"`
 	Status *v1alpha2.NginxOperatorStatus `json:"status,omitempty"`
