@@ -46,8 +46,8 @@ type Reconciler struct {
 	// APIReader reads around the informer cache; used right after a write, when the
 	// cache may still hold the old Deployment and would report a stale rollout.
 	APIReader client.Reader
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
 }
 
 // Reconcile handles one NginxOperator.
