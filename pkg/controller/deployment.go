@@ -60,12 +60,9 @@ func objectLabels(no *v1alpha2.NginxOperator) map[string]string {
 // DesiredReplicas is spec.replicas, or ceil(totalQPS/singlePodQPS) in QPS mode.
 func DesiredReplicas(spec *v1alpha2.NginxOperatorSpec) int32 {
 	if spec.QPS != nil {
-		return operator.QPSReplicas(spec.QPS.TotalQPS, spec.QPS.SinglePodQPS)
+		return operator.DesiredReplicasOf(spec.Replicas, true, spec.QPS.TotalQPS, spec.QPS.SinglePodQPS)
 	}
-	if spec.Replicas != nil {
-		return *spec.Replicas
-	}
-	return 1
+	return operator.DesiredReplicasOf(spec.Replicas, false, 0, 0)
 }
 
 func ownerReference(no *v1alpha2.NginxOperator) *metav1ac.OwnerReferenceApplyConfiguration {

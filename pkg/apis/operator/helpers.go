@@ -20,10 +20,19 @@ package operator
 // ceil(totalQPS / singlePodQPS). Unset replicas outside QPS mode count as 1, the default.
 func (s *NginxOperatorSpec) DesiredReplicas() int32 {
 	if s.QPS != nil {
-		return QPSReplicas(s.QPS.TotalQPS, s.QPS.SinglePodQPS)
+		return DesiredReplicasOf(s.Replicas, true, s.QPS.TotalQPS, s.QPS.SinglePodQPS)
 	}
-	if s.Replicas != nil {
-		return *s.Replicas
+	return DesiredReplicasOf(s.Replicas, false, 0, 0)
+}
+
+// DesiredReplicasOf is the replica rule shared by every version's spec: in QPS mode
+// ceil(total / single), else replicas, else 1.
+func DesiredReplicasOf(replicas *int32, qpsMode bool, total, single int32) int32 {
+	switch {
+	case qpsMode:
+		return QPSReplicas(total, single)
+	case replicas != nil:
+		return *replicas
 	}
 	return 1
 }

@@ -65,23 +65,11 @@ func validateEnvVarSource(src *corev1.EnvVarSource, hasValue bool, fldPath *fiel
 	if sources != 1 {
 		allErrs = append(allErrs, field.Invalid(fldPath, sources, "must specify exactly one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef or fileKeyRef"))
 	}
-	for _, ref := range []struct {
-		set       bool
-		name, key string
-		field     string
-	}{
-		{src.ConfigMapKeyRef != nil, refName(src.ConfigMapKeyRef), refKey(src.ConfigMapKeyRef), "configMapKeyRef"},
-		{src.SecretKeyRef != nil, secretName(src.SecretKeyRef), secretKey(src.SecretKeyRef), "secretKeyRef"},
-	} {
-		if !ref.set {
-			continue
-		}
-		if ref.name == "" {
-			allErrs = append(allErrs, field.Required(fldPath.Child(ref.field, "name"), ""))
-		}
-		if ref.key == "" {
-			allErrs = append(allErrs, field.Required(fldPath.Child(ref.field, "key"), ""))
-		}
+	if r := src.ConfigMapKeyRef; r != nil {
+		allErrs = append(allErrs, validateKeyRef(r.Name, r.Key, fldPath.Child("configMapKeyRef"))...)
+	}
+	if r := src.SecretKeyRef; r != nil {
+		allErrs = append(allErrs, validateKeyRef(r.Name, r.Key, fldPath.Child("secretKeyRef"))...)
 	}
 	if src.FieldRef != nil && src.FieldRef.FieldPath == "" {
 		allErrs = append(allErrs, field.Required(fldPath.Child("fieldRef", "fieldPath"), ""))
@@ -115,32 +103,15 @@ func isContainerResourceName(name corev1.ResourceName) bool {
 	return false
 }
 
-func refName(r *corev1.ConfigMapKeySelector) string {
-	if r == nil {
-		return ""
+func validateKeyRef(name, key string, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if name == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))
 	}
-	return r.Name
-}
-
-func refKey(r *corev1.ConfigMapKeySelector) string {
-	if r == nil {
-		return ""
+	if key == "" {
+		allErrs = append(allErrs, field.Required(fldPath.Child("key"), ""))
 	}
-	return r.Key
-}
-
-func secretName(r *corev1.SecretKeySelector) string {
-	if r == nil {
-		return ""
-	}
-	return r.Name
-}
-
-func secretKey(r *corev1.SecretKeySelector) string {
-	if r == nil {
-		return ""
-	}
-	return r.Key
+	return allErrs
 }
 
 // validateResources requires valid names, non-negative quantities and requests within limits.
