@@ -97,9 +97,19 @@ func TestKubectlVerbs(t *testing.T) {
 		t.Errorf("invalid patch: %v %s", err, errOut)
 	}
 
-	// Edit-equivalent: get, change, replace (with the resourceVersion it read).
-	current := mustKubectl(t, "", "get", "ngx", "kubectl-web", "-o", "yaml")
-	mustKubectl(t, strings.Replace(current, "containerPort: 8080", "containerPort: 9090", 1), "replace", "-f", "-")
+	// Edit-equivalent: get, change, replace (with the resourceVersion it read). The
+	// controller writes status meanwhile, so retry on conflict as kubectl edit users do.
+	var current string
+	for attempt := 0; ; attempt++ {
+		current = mustKubectl(t, "", "get", "ngx", "kubectl-web", "-o", "yaml")
+		_, errOut, err := kubectl(t, strings.Replace(current, "containerPort: 8080", "containerPort: 9090", 1), "replace", "-f", "-")
+		if err == nil {
+			break
+		}
+		if attempt == 4 || !strings.Contains(errOut, "the object has been modified") {
+			t.Fatalf("replace: %v %s", err, errOut)
+		}
+	}
 	if got := mustKubectl(t, "", "get", "ngx", "kubectl-web", "-o", "jsonpath={.spec.ports[0].containerPort}"); got != "9090" {
 		t.Errorf("after replace: %q", got)
 	}
