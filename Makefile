@@ -23,11 +23,11 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, or go vet comp
 tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (cached)
 	./hack/tools/build.sh
 
-test: tools ## Unit, integration and end-to-end tests (the CI test command)
-	$(GO) test -count=1 -timeout 40m ./...
+test: tools ## Unit, integration and end-to-end tests, with the race detector (the CI test command)
+	$(GO) test -race -count=1 -timeout 40m ./...
 
 test-e2e: tools ## End-to-end tests only, against a private local control plane
-	$(GO) test -count=1 -timeout 30m -v ./test/e2e/...
+	$(GO) test -race -count=1 -timeout 30m -v ./test/e2e/...
 
 up: ## Start the local control plane in the background (state in .local/)
 	./hack/local-up.sh

@@ -18,6 +18,9 @@ OPERATOR_APISERVER_PORT="${OPERATOR_APISERVER_PORT:-18443}"
 CONTROLLER_METRICS_PORT="${CONTROLLER_METRICS_PORT:-18080}"
 CONTROLLER_PROBE_PORT="${CONTROLLER_PROBE_PORT:-18081}"
 KUBECTL="${KUBECTL:-/usr/bin/kubectl}"
+# kubelet's defaults: a node Lease of 40s, judged by kube-controller-manager after 50s.
+NODE_LEASE_DURATION_SECONDS="${NODE_LEASE_DURATION_SECONDS:-40}"
+NODE_MONITOR_GRACE_PERIOD="${NODE_MONITOR_GRACE_PERIOD:-50s}"
 
 # Components in start order; local-down stops them in reverse.
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok nginx-operator-apiserver nginx-operator-controller)
@@ -62,6 +65,26 @@ wait_for() {
   local what="$1" timeout="$2"; shift 2
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      log "timed out after ${timeout}s waiting for ${what}; logs in ${LOG_DIR}" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+# wait_running <component> <what> <seconds> <command...>: like wait_for, but gives up as
+# soon as the component's process has exited (a port taken by someone else, a bad flag),
+# instead of waiting out the timeout.
+wait_running() {
+  local name="$1" what="$2" timeout="$3"; shift 3
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ! running "${name}"; then
+      log "${name} exited while waiting for ${what}; see ${LOG_DIR}/${name}.log:" >&2
+      tail -n 5 "${LOG_DIR}/${name}.log" >&2
+      return 1
+    fi
     if ((SECONDS >= deadline)); then
       log "timed out after ${timeout}s waiting for ${what}; logs in ${LOG_DIR}" >&2
       return 1

@@ -78,7 +78,7 @@ start etcd "${ETCD_BIN}" --name local --data-dir "${LOCAL_DIR}/etcd" \
   --listen-client-urls "http://127.0.0.1:${ETCD_PORT}" --advertise-client-urls "http://127.0.0.1:${ETCD_PORT}" \
   --listen-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" --initial-advertise-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" \
   --initial-cluster "local=http://127.0.0.1:${ETCD_PEER_PORT}" --log-level warn
-wait_for etcd 60 curl -fsS "http://127.0.0.1:${ETCD_PORT}/health"
+wait_running etcd etcd 60 curl -fsS "http://127.0.0.1:${ETCD_PORT}/health"
 
 start kube-apiserver "${KUBE_BIN_DIR}/kube-apiserver" \
   --etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
@@ -91,18 +91,23 @@ start kube-apiserver "${KUBE_BIN_DIR}/kube-apiserver" \
   --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
   --requestheader-extra-headers-prefix X-Remote-Extra- \
   --proxy-client-cert-file "${PKI_DIR}/front-proxy-client.crt" --proxy-client-key-file "${PKI_DIR}/front-proxy-client.key"
-wait_for kube-apiserver 120 k get --raw /readyz
+wait_running kube-apiserver kube-apiserver 120 k get --raw /readyz
 
 start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
   --bind-address 127.0.0.1 --secure-port "${KCM_PORT}" --leader-elect=false \
   --service-account-private-key-file "${PKI_DIR}/sa.key" --root-ca-file "${PKI_DIR}/ca.crt" \
-  --use-service-account-credentials --controllers '*'
+  --use-service-account-credentials --controllers '*' \
+  --node-monitor-grace-period "${NODE_MONITOR_GRACE_PERIOD}"
 start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
   --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false
+# The fake nodes renew a Lease in kube-node-lease like kubelet does (and refresh their
+# status now and then); without it kube-controller-manager marks them unreachable, and
+# their pods not ready, one node-monitor grace period after start-up.
 kwok_stages="$(printf '%s,' "${KWOK_STAGES_DIR}"/*.yaml)"
 start kwok "${KWOK_BIN}" --kubeconfig "${KUBECONFIG_FILE}" --config "${kwok_stages%,}" \
+  --node-lease-duration-seconds "${NODE_LEASE_DURATION_SECONDS}" \
   --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
   --cidr 10.0.1.0/24 --node-ip 10.0.1.1 --server-address "127.0.0.1:${KWOK_PORT}"
 
@@ -124,12 +129,20 @@ start nginx-operator-apiserver "${ROOT}/bin/apiserver" \
   --kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
   --authentication-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
   --authorization-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig"
-wait_for "APIService v1alpha2.operator.example.com" 120 \
+wait_running nginx-operator-apiserver "APIService v1alpha2.operator.example.com" 120 \
   k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
 wait_for "ready fake nodes" 120 k wait --for=condition=Ready --timeout=5s node --all
 
 start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
   --leader-elect --leader-election-namespace nginx-operator-system \
   --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}"
-wait_for "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
+wait_running nginx-operator-controller "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
+# kube-controller-manager, kube-scheduler and kwok have nothing waited on above.
+for name in "${COMPONENTS[@]}"; do
+  if ! running "${name}"; then
+    log "${name} is not running; see ${LOG_DIR}/${name}.log:" >&2
+    tail -n 5 "${LOG_DIR}/${name}.log" >&2
+    false
+  fi
+done
 log "local control plane is up: export KUBECONFIG=${KUBECONFIG_FILE}"

@@ -6,7 +6,13 @@ set -o pipefail
 
 SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "${SCRIPT_ROOT}"
-CODEGEN_PKG="$(go list -m -f '{{.Dir}}' k8s.io/code-generator)"
+# `go list -m` prints an empty directory for a module that is not in the module cache
+# yet (a fresh clone); `go mod download` fetches it first and prints where it is.
+CODEGEN_PKG="$(go mod download -json k8s.io/code-generator | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+if [[ ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+  echo "cannot find kube_codegen.sh of k8s.io/code-generator (got '${CODEGEN_PKG}')" >&2
+  exit 1
+fi
 THIS_PKG="github.com/example/nginx-operator"
 BOILERPLATE="${SCRIPT_ROOT}/hack/boilerplate.go.txt"
 
@@ -22,7 +28,7 @@ go run k8s.io/code-generator/cmd/prerelease-lifecycle-gen \
     --output-file zz_generated.prerelease-lifecycle.go \
     "${THIS_PKG}/pkg/apis/operator/v1alpha1"
 
-# Every violation in this list was reviewed; see hack/api-rule-violations.md.
+# Every violation in this list was reviewed (docs/development.md, "OpenAPI rule violations").
 # UPDATE_API_KNOWN_VIOLATIONS=true rewrites it after a reviewed change.
 kube::codegen::gen_openapi \
     --output-dir "${SCRIPT_ROOT}/pkg/generated/openapi" \

@@ -41,23 +41,29 @@ for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
 done
 
 # kwok has its own dependency graph, so it is installed from its module, not built here.
-# The binary lands last, so its presence means the stages were copied too.
 if [[ ! -x "${KWOK_DIR}/kwok" ]]; then
   start=${SECONDS}
-  mkdir -p "${KWOK_DIR}/stages"
-  rm -rf "${KWOK_DIR}.tmp" && mkdir -p "${KWOK_DIR}.tmp"
+  rm -rf "${KWOK_DIR}.tmp" && mkdir -p "${KWOK_DIR}.tmp" "${KWOK_DIR}"
   GOBIN="${KWOK_DIR}.tmp" GOFLAGS= go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
-  src="$(GOFLAGS= go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
-  cp "${src}/kustomize/stage/node/fast/node-initialize.yaml" \
-     "${src}/kustomize/stage/pod/fast/pod-ready.yaml" \
-     "${src}/kustomize/stage/pod/fast/pod-complete.yaml" \
-     "${src}/kustomize/stage/pod/fast/pod-delete.yaml" "${KWOK_DIR}/stages/"
-  chmod u+w "${KWOK_DIR}/stages/"*
   mv "${KWOK_DIR}.tmp/kwok" "${KWOK_DIR}/kwok" && rmdir "${KWOK_DIR}.tmp"
   echo "built   kwok-${KWOK_VERSION}/kwok in $((SECONDS - start))s"
 else
   echo "cached  kwok-${KWOK_VERSION}/kwok"
 fi
+# The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
+# Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
+# made with fewer stages is completed.
+KWOK_STAGES=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
+  pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
+for stage in "${KWOK_STAGES[@]}"; do
+  [[ -f "${KWOK_DIR}/stages/${stage##*/}.yaml" ]] && continue
+  src="$(GOFLAGS= go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  mkdir -p "${KWOK_DIR}/stages"
+  cp "${src}/kustomize/stage/${stage}.yaml" "${KWOK_DIR}/stages/${stage##*/}.yaml.tmp"
+  chmod u+w "${KWOK_DIR}/stages/${stage##*/}.yaml.tmp"
+  mv "${KWOK_DIR}/stages/${stage##*/}.yaml.tmp" "${KWOK_DIR}/stages/${stage##*/}.yaml"
+  echo "copied  kwok-${KWOK_VERSION}/stages/${stage##*/}.yaml"
+done
 
 # Consumers read this file to find the binaries.
 cat > "${BIN_DIR}/env.sh" <<ENV

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -44,23 +45,12 @@ func TestControllerLeaderFailover(t *testing.T) {
 		t.Fatal("no leader election Lease")
 	}
 
-	metricsPort, probePort := mustFreePort(t), mustFreePort(t)
-	standbyArgs := replaceFlag(replaceFlag(args, "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort)),
-		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
-	standby := startDetached(t, standbyArgs, "nginx-operator-controller-standby.log")
+	standby, metricsPort, probePort := startStandbyController(t, args)
 	t.Cleanup(func() {
 		// Until it replaces the leader in the PID file, nothing else would stop it.
 		if t.Failed() {
 			_ = standby.Process.Kill()
 		}
-	})
-	waitFor(t, time.Minute, "the standby's /readyz", func() bool {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
 	})
 	time.Sleep(5 * time.Second)
 	if holder := leaseHolder(); holder != firstLeader {
@@ -84,8 +74,9 @@ func TestControllerLeaderFailover(t *testing.T) {
 	ports["CONTROLLER_METRICS_PORT"], ports["CONTROLLER_PROBE_PORT"] = metricsPort, probePort
 
 	// The standby counts the 15s lease from the last renewal it observed (renewals come
-	// every 2s) and retries every 2s: the takeover lands 15-19s after the kill.
-	waitFor(t, 25*time.Second, "the standby to take over once the 15s lease expires", func() bool {
+	// every 2s) and retries every 2s: the takeover should land 15-19s after the kill. The
+	// time is logged, not judged; the timeout only bounds a takeover that never comes.
+	waitFor(t, 2*time.Minute, "the standby to take over once the 15s lease expires", func() bool {
 		h := leaseHolder()
 		return h != "" && h != firstLeader
 	})
@@ -96,6 +87,41 @@ func TestControllerLeaderFailover(t *testing.T) {
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/after-failover")
 	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n == 0 {
 		t.Error("the new leader has not reconciled")
+	}
+}
+
+// startStandbyController starts a second controller with the leader's flags on its own
+// metrics and probe ports and waits for its /readyz. A port found free can be taken
+// before the controller binds it (other suites run in parallel), so a start that fails
+// on a bind error is retried on new ports.
+func startStandbyController(t *testing.T, leaderArgs []string) (*exec.Cmd, int, int) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		metricsPort, probePort := mustFreePort(t), mustFreePort(t)
+		args := replaceFlag(replaceFlag(leaderArgs, "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort)),
+			"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
+		logName := fmt.Sprintf("nginx-operator-controller-standby-%d.log", attempt)
+		standby := startDetached(t, args, logName)
+		exited := false
+		waitFor(t, time.Minute, "the standby's /readyz", func() bool {
+			if !alive(standby.Process.Pid) {
+				exited = true
+				return true
+			}
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+		if !exited {
+			return standby, metricsPort, probePort
+		}
+		log, _ := os.ReadFile(filepath.Join(localDir, "logs", logName))
+		if attempt == 3 || !strings.Contains(string(log), "address already in use") {
+			t.Fatalf("the standby controller exited:\n%s", log)
+		}
 	}
 }
 

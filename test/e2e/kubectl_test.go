@@ -131,10 +131,12 @@ func TestKubectlVerbs(t *testing.T) {
 	}()
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "60s", "ngx/kubectl-web")
 
-	// get -w prints the change it sees.
+	// get -w prints the change it sees. The controller writes status concurrently, so
+	// any MODIFIED event proves nothing: look for the replica count the scale set.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", "--kubeconfig", adminKubeconfig(), "get", "ngx", "kubectl-web", "-w", "--output-watch-events")
+	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", "--kubeconfig", adminKubeconfig(), "get", "ngx", "kubectl-web", "-w", "--output-watch-events",
+		"-o", `jsonpath={.type} {.object.metadata.name} replicas={.object.spec.replicas}{"\n"}`)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -151,17 +153,22 @@ func TestKubectlVerbs(t *testing.T) {
 		}
 		close(seen)
 	}()
-	time.Sleep(2 * time.Second)
+	// The watch starts with the current object; scale once it is established.
+	if first := <-seen; first != "ADDED kubectl-web replicas=5" {
+		t.Fatalf("get -w started with %q, want the current object with 5 replicas", first)
+	}
 	mustKubectl(t, "", "scale", "ngx", "kubectl-web", "--replicas", "1")
 	var lines []string
+	found := false
 	for line := range seen {
 		lines = append(lines, line)
-		if strings.HasPrefix(line, "MODIFIED") && strings.Contains(line, "kubectl-web") {
+		if line == "MODIFIED kubectl-web replicas=1" {
+			found = true
 			break
 		}
 	}
-	if len(lines) == 0 || !strings.HasPrefix(lines[len(lines)-1], "MODIFIED") {
-		t.Errorf("get -w printed %q, want a MODIFIED event", lines)
+	if !found {
+		t.Errorf("get -w printed %q, want a MODIFIED event with replicas=1", lines)
 	}
 
 	out = mustKubectl(t, "", "delete", "ngx", "kubectl-web")

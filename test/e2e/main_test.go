@@ -55,15 +55,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	env = append(os.Environ(), "LOCAL_DIR="+localDir)
-	for _, name := range []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT", "KWOK_PORT", "OPERATOR_APISERVER_PORT", "CONTROLLER_METRICS_PORT", "CONTROLLER_PROBE_PORT"} {
-		port, err := freePort()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		ports[name] = port
-		env = append(env, fmt.Sprintf("%s=%d", name, port))
-	}
 	// Always stop what was started, even when start-up fails half way.
 	defer func() {
 		if out, err := script("local-down.sh", time.Minute); err != nil {
@@ -71,8 +62,8 @@ func run(m *testing.M) int {
 		}
 	}()
 	start := time.Now()
-	if out, err := script("local-up.sh", 10*time.Minute); err != nil {
-		fmt.Fprintf(os.Stderr, "local-up failed: %v\n%s\n", err, out)
+	if err := startStack(3); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		dumpLogs()
 		return 1
 	}
@@ -82,6 +73,46 @@ func run(m *testing.M) int {
 		dumpLogs()
 	}
 	return code
+}
+
+// stackPorts are the ports of the local stack, each set through the environment variable
+// of the same name that hack/lib-local.sh reads.
+var stackPorts = []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT", "KWOK_PORT", "OPERATOR_APISERVER_PORT", "CONTROLLER_METRICS_PORT", "CONTROLLER_PROBE_PORT"}
+
+// startStack runs hack/local-up.sh on free ports. A port found free can be taken by
+// another process (the integration suite runs in parallel) before a component binds it,
+// so a start that failed on a bind error is retried on new ports.
+func startStack(attempts int) error {
+	for attempt := 1; ; attempt++ {
+		env = append(os.Environ(), "LOCAL_DIR="+localDir)
+		for _, name := range stackPorts {
+			port, err := freePort()
+			if err != nil {
+				return err
+			}
+			ports[name] = port
+			env = append(env, fmt.Sprintf("%s=%d", name, port))
+		}
+		out, err := script("local-up.sh", 10*time.Minute)
+		if err == nil {
+			return nil
+		}
+		if attempt == attempts || !logsMention("address already in use") {
+			return fmt.Errorf("local-up failed: %v\n%s", err, out)
+		}
+		fmt.Printf("local-up attempt %d lost a port to another process; retrying on new ports\n", attempt)
+	}
+}
+
+// logsMention reports whether any component log of the stack contains text.
+func logsMention(text string) bool {
+	logs, _ := filepath.Glob(filepath.Join(localDir, "logs", "*.log"))
+	for _, f := range logs {
+		if data, err := os.ReadFile(f); err == nil && strings.Contains(string(data), text) {
+			return true
+		}
+	}
+	return false
 }
 
 func script(name string, timeout time.Duration) (string, error) {
