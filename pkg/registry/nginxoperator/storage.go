@@ -111,7 +111,8 @@ func (r *StatusREST) Update(ctx context.Context, name string, objInfo rest.Updat
 	return r.store.Update(ctx, name, objInfo, createValidation, updateValidation, false, options)
 }
 
-// GetResetFields tells server-side apply that the status subresource never writes spec.
+// GetResetFields tells server-side apply that the status subresource never writes
+// metadata or spec.
 func (r *StatusREST) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return r.store.GetResetFields()
 }

@@ -23,7 +23,6 @@ import (
 	"fmt"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -55,7 +54,9 @@ func NewStrategy(typer runtime.ObjectTyper) nginxOperatorStrategy {
 
 func (nginxOperatorStrategy) NamespaceScoped() bool { return true }
 
-// GetResetFields tells server-side apply that the main resource never writes status.
+// GetResetFields tells server-side apply that the main resource never writes status,
+// which is all PrepareForCreate and PrepareForUpdate discard (metadata.generation is
+// the server's and never owned by a manager).
 func (nginxOperatorStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return resetFields("status")
 }
@@ -98,8 +99,7 @@ func (nginxOperatorStrategy) WarningsOnUpdate(ctx context.Context, obj, old runt
 	return nil
 }
 
-// statusStrategy governs the status subresource: only status (and not metadata
-// beyond what status writers may touch) changes there.
+// statusStrategy governs the status subresource: only status changes there.
 type statusStrategy struct {
 	nginxOperatorStrategy
 }
@@ -109,15 +109,21 @@ func NewStatusStrategy(strategy nginxOperatorStrategy) statusStrategy {
 	return statusStrategy{strategy}
 }
 
-// GetResetFields tells server-side apply that the status subresource never writes spec.
+// GetResetFields tells server-side apply that the status subresource never writes
+// metadata or spec, so an apply there owns only what it could change: status.
 func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return resetFields("spec")
+	return resetFields("metadata", "spec")
 }
 
+// PrepareForUpdate keeps the stored metadata and spec, as the status subresources of
+// custom resources do. Only managedFields are taken from the request: the field
+// manager has just recorded the status change in them.
 func (statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	newObj, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
+	managedFields := newObj.ManagedFields
+	newObj.ObjectMeta = *oldObj.ObjectMeta.DeepCopy()
+	newObj.ManagedFields = managedFields
 	newObj.Spec = oldObj.Spec
-	metav1.ResetObjectMetaForStatus(newObj, oldObj)
 }
 
 func (statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
@@ -128,10 +134,16 @@ func (statusStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Obj
 	return nil
 }
 
-func resetFields(topLevelField string) map[fieldpath.APIVersion]*fieldpath.Set {
+// resetFields declares the same top-level fields as reset in every served version:
+// metadata, spec and status have the same place in all of them.
+func resetFields(topLevelFields ...string) map[fieldpath.APIVersion]*fieldpath.Set {
 	fields := make(map[fieldpath.APIVersion]*fieldpath.Set, len(servedVersions))
 	for _, v := range servedVersions {
-		fields[fieldpath.APIVersion(v)] = fieldpath.NewSet(fieldpath.MakePathOrDie(topLevelField))
+		set := fieldpath.NewSet()
+		for _, f := range topLevelFields {
+			set.Insert(fieldpath.MakePathOrDie(f))
+		}
+		fields[fieldpath.APIVersion(v)] = set
 	}
 	return fields
 }

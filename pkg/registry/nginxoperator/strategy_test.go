@@ -96,8 +96,9 @@ func TestResetFields(t *testing.T) {
 		if got := main.GetResetFields()[fieldpath.APIVersion(v)].String(); got != ".status" {
 			t.Errorf("%s: main resource resets %q, want .status", v, got)
 		}
-		if got := status.GetResetFields()[fieldpath.APIVersion(v)].String(); got != ".spec" {
-			t.Errorf("%s: status resets %q, want .spec", v, got)
+		want := fieldpath.NewSet(fieldpath.MakePathOrDie("metadata"), fieldpath.MakePathOrDie("spec"))
+		if got := status.GetResetFields()[fieldpath.APIVersion(v)]; got == nil || !got.Equals(want) {
+			t.Errorf("%s: status resets %v, want %v", v, got, want)
 		}
 	}
 }
