@@ -26,18 +26,39 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
 )
 
 var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 
+// replicasPathByVersion says where each served version keeps the replica count, so
+// that field ownership of spec.replicas moves between an NginxOperator and its Scale
+// (kubernetes issue 82046). Managed fields of a version missing here would be dropped
+// by a write to /scale, so every served version must be listed.
+var replicasPathByVersion = func() managedfields.ResourcePathMappings {
+	m := make(managedfields.ResourcePathMappings, len(servedVersions))
+	for _, v := range servedVersions {
+		m[v] = fieldpath.MakePathOrDie("spec", "replicas")
+	}
+	return m
+}()
+
+// storageVersion records scale ownership when a request carries no served version
+// (a write from inside the server rather than through an endpoint).
+var storageVersion = schema.GroupVersion{Group: operator.GroupName, Version: "v1alpha2"}
+
 // ScaleREST serves the scale subresource as autoscaling/v1 Scale, backed by
-// spec.replicas, status.replicas and status.selector. In QPS mode the replica count
-// follows spec.qps, so writes are refused with 422 rather than silently dropping qps.
+// spec.replicas, status.replicas and status.selector. A scaler becomes the owner of
+// spec.replicas, so a later server-side apply of another value conflicts. In QPS mode
+// the replica count follows spec.qps, so writes are refused with 422 rather than
+// silently dropping qps.
 type ScaleREST struct {
 	store *genericregistry.Store
 }
@@ -59,7 +80,7 @@ func (r *ScaleREST) Get(ctx context.Context, name string, options *metav1.GetOpt
 	if err != nil {
 		return nil, err
 	}
-	return scaleFromNginxOperator(obj.(*operator.NginxOperator)), nil
+	return scaleWithManagedFields(obj.(*operator.NginxOperator))
 }
 
 // Update sets spec.replicas from a Scale.
@@ -69,7 +90,8 @@ func (r *ScaleREST) Update(ctx context.Context, name string, objInfo rest.Update
 	if err != nil {
 		return nil, false, err
 	}
-	return scaleFromNginxOperator(obj.(*operator.NginxOperator)), false, nil
+	scale, err := scaleWithManagedFields(obj.(*operator.NginxOperator))
+	return scale, false, err
 }
 
 // ConvertToTable renders a Scale with the default columns.
@@ -103,6 +125,31 @@ func scaleFromNginxOperator(o *operator.NginxOperator) *autoscalingv1.Scale {
 	}
 }
 
+// scaleWithManagedFields is the Scale of o as clients see it: its managedFields say who
+// owns spec.replicas of o, in autoscaling/v1 terms.
+func scaleWithManagedFields(o *operator.NginxOperator) (*autoscalingv1.Scale, error) {
+	scale := scaleFromNginxOperator(o)
+	managed, err := managedfields.NewScaleHandler(o.ManagedFields, storageVersion, replicasPathByVersion).ToSubresource()
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("reading the managed fields of NginxOperator %q: %w", o.Name, err))
+	}
+	scale.ManagedFields = managed
+	return scale, nil
+}
+
+// requestVersion is the version of NginxOperator the request was made through; the
+// scaler's ownership of spec.replicas is recorded in that version, as for built-in
+// workloads.
+func requestVersion(ctx context.Context) schema.GroupVersion {
+	if info, ok := genericapirequest.RequestInfoFrom(ctx); ok {
+		gv := schema.GroupVersion{Group: info.APIGroup, Version: info.APIVersion}
+		if _, served := replicasPathByVersion[gv.String()]; served {
+			return gv
+		}
+	}
+	return storageVersion
+}
+
 // scaleUpdatedObjectInfo turns the Scale a client sent into an updated NginxOperator.
 type scaleUpdatedObjectInfo struct {
 	name       string
@@ -118,7 +165,15 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected an NginxOperator, got %T", oldObj))
 	}
+	// The field manager of /scale works on the Scale: hand it the owners of
+	// spec.replicas as Scale managed fields and map its result back below.
+	managedFieldsHandler := managedfields.NewScaleHandler(o.ManagedFields, requestVersion(ctx), replicasPathByVersion)
+	scaleManagedFields, err := managedFieldsHandler.ToSubresource()
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("reading the managed fields of NginxOperator %q: %w", o.Name, err))
+	}
 	oldScale := scaleFromNginxOperator(o)
+	oldScale.ManagedFields = scaleManagedFields
 	newScaleObj, err := i.reqObjInfo.UpdatedObject(ctx, oldScale)
 	if err != nil {
 		return nil, err
@@ -133,11 +188,17 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 	if errs := validateScale(scale, o); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(scaleKind.GroupKind(), scale.Name, errs)
 	}
-	if o.Spec.QPS == nil {
-		o.Spec.Replicas = &scale.Spec.Replicas
-	}
 	// A resourceVersion in the Scale is a precondition on the NginxOperator.
 	o.ResourceVersion = scale.ResourceVersion
+	// In QPS mode spec.replicas stays unset (validateScale allowed only the current
+	// count), so nobody gains or loses ownership of it.
+	if o.Spec.QPS != nil {
+		return o, nil
+	}
+	o.Spec.Replicas = &scale.Spec.Replicas
+	if o.ManagedFields, err = managedFieldsHandler.ToParent(scale.ManagedFields); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("recording the managed fields of the Scale of NginxOperator %q: %w", o.Name, err))
+	}
 	return o, nil
 }
 
