@@ -22,8 +22,13 @@ KUBECTL="${KUBECTL:-/usr/bin/kubectl}"
 NODE_LEASE_DURATION_SECONDS="${NODE_LEASE_DURATION_SECONDS:-40}"
 NODE_MONITOR_GRACE_PERIOD="${NODE_MONITOR_GRACE_PERIOD:-50s}"
 
-# Components in start order; local-down stops them in reverse.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok nginx-operator-apiserver nginx-operator-controller)
+# NODE=real adds this machine as a real node (kubelet, containerd, kube-proxy; needs
+# root) instead of kwok's fake nodes; see hack/lib-node.sh.
+NODE="${NODE:-}"
+
+# Components in start order; local-down stops them in reverse. Each starts only in the
+# mode that uses it.
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok containerd coredns kubelet kube-proxy nginx-operator-apiserver nginx-operator-controller)
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
 
@@ -46,6 +51,19 @@ ours() {
 running() {
   local pidfile="${PID_DIR}/$1.pid"
   [[ -f "${pidfile}" ]] && ours "$(cat "${pidfile}")"
+}
+
+# stop_component <name>: stops the component's recorded process, if it is ours: TERM,
+# then KILL after 15 seconds.
+stop_component() {
+  local pidfile="${PID_DIR}/$1.pid" pid
+  [[ -f "${pidfile}" ]] || return 0
+  pid="$(cat "${pidfile}")"
+  ours "${pid}" || return 0
+  kill -TERM "${pid}" 2>/dev/null
+  for _ in $(seq 1 60); do alive "${pid}" || break; sleep 0.25; done
+  alive "${pid}" && kill -KILL "${pid}" 2>/dev/null
+  log "stopped $1 (pid ${pid})"
 }
 
 # first_running: prints the first component that is up, fails when none is.
@@ -92,3 +110,5 @@ wait_running() {
     sleep 0.5
   done
 }
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib-node.sh"

@@ -13,8 +13,30 @@ trap '[[ -n "${idle_pid}" ]] && kill "${idle_pid}" 2>/dev/null; "${ROOT}/hack/lo
 trap 'exit 130' INT TERM
 
 "${ROOT}/hack/local-up.sh"
+k() { "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" "$@"; }
+if [[ "${NODE}" == real ]]; then
+  "${ROOT}/hack/deploy-to-node.sh"
+fi
 # The v1alpha1 sample draws a deprecation warning; that is expected, so keep it quiet.
-"${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" apply -f "${ROOT}/artifacts/samples/" 2> >(grep -v '^Warning: ' >&2)
+k apply -f "${ROOT}/artifacts/samples/" 2> >(grep -v '^Warning: ' >&2)
+if [[ "${NODE}" == real ]]; then
+  # No registry is reachable: the samples run the nginx image built from Debian's packages.
+  source "${ROOT}/_output/images/images.env"
+  for name in $(k get ngx -o jsonpath='{.items[*].metadata.name}'); do
+    k patch ngx "${name}" --type merge -p "{\"spec\":{\"image\":\"${NGINX_IMAGE}\"}}" >/dev/null
+  done
+  k wait --for=condition=Available --timeout=180s ngx --all >/dev/null || true
+  cat <<MSG
+
+nginx-operator runs as pods on node ${NODE_NAME} (kubectl get pods -n nginx-operator-system),
+and so do the samples' nginx pods. Try:
+
+  export KUBECONFIG=${KUBECONFIG_FILE}
+  kubectl get ngx,deployments,services,pods -o wide
+  curl http://\$(kubectl get svc web -o jsonpath='{.spec.clusterIP}')/      # the Service
+  curl http://${NODE_IP}:30080/                                            # its NodePort
+MSG
+fi
 cat <<MSG
 
 The nginx-operator API is served through kube-apiserver at https://127.0.0.1:${KUBE_APISERVER_PORT}.

@@ -4,11 +4,19 @@
 #   etcd, kube-apiserver (RBAC, front proxy), kube-controller-manager, kube-scheduler,
 #   kwok with fake nodes, the nginx-operator apiserver (delegated auth, embedded etcd)
 #   and the nginx-operator controller (leader election on).
+# With NODE=real (root only) this machine joins as a real node instead of kwok's fake
+# nodes (hack/lib-node.sh), and nginx-operator itself is left out: it is deployed onto the
+# node from artifacts/deploy (hack/deploy-to-node.sh), as in a real cluster.
 # PIDs and logs live under $LOCAL_DIR (default .local/); hack/local-down.sh stops them.
 # Returns when the APIServices are Available.
 set -Eeuo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
 
+case "${NODE}" in
+  "") ;;
+  real) require_root ;;
+  *) log "NODE=${NODE} is not known: leave it unset for kwok's fake nodes, or NODE=real" >&2; exit 2 ;;
+esac
 if up="$(first_running)"; then
   log "the local control plane is already running (${up} is up; state in ${LOCAL_DIR}); run 'make down' first to restart it"
   exit 0
@@ -18,15 +26,25 @@ mkdir -p "${PKI_DIR}" "${LOG_DIR}" "${PID_DIR}"
 # A failed start stops what it started, keeping the logs for a look.
 trap 'log "start-up failed; stopping what was started (logs stay in ${LOG_DIR})"; KEEP_STATE=1 "${ROOT}/hack/local-down.sh"' ERR
 
-"${ROOT}/hack/tools/build.sh" >/dev/null
+if [[ "${NODE}" == real ]]; then
+  "${ROOT}/hack/tools/build.sh" --node >/dev/null
+  "${ROOT}/hack/images/build.sh" >/dev/null
+  source "${ROOT}/_output/images/images.env"
+  # The node starts with every image it will run: no registry is reachable from here.
+  NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}")
+else
+  "${ROOT}/hack/tools/build.sh" >/dev/null
+  (cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver && go build -o bin/controller ./cmd/controller)
+fi
 source "${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh"
-(cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver && go build -o bin/controller ./cmd/controller)
 
 # start <name> <command...>: runs a component detached from this shell, recording its PID.
+STARTED=()
 start() {
   local name="$1"; shift
   setsid "$@" >"${LOG_DIR}/${name}.log" 2>&1 < /dev/null &
   echo $! >"${PID_DIR}/${name}.pid"
+  STARTED+=("${name}")
   log "started ${name} (pid $!)"
 }
 
@@ -45,7 +63,7 @@ new_cert() { # new_cert <ca> <file> <subject> <serverAuth|clientAuth> [subjectAl
     -CAcreateserial -days 3650 -extfile "${ext}" -out "${PKI_DIR}/$2.crt" 2>/dev/null
 }
 new_ca ca kubernetes-ca
-new_cert ca kube-apiserver "/CN=kube-apiserver" serverAuth "DNS:localhost,DNS:kubernetes.default.svc,IP:127.0.0.1,IP:10.0.0.1"
+new_cert ca kube-apiserver "/CN=kube-apiserver" serverAuth "DNS:localhost,DNS:kubernetes.default.svc,IP:127.0.0.1,IP:${SERVICE_CIDR%.*}.1,IP:${NODE_IP}"
 new_cert ca admin "/O=system:masters/CN=kubernetes-admin" clientAuth
 new_cert ca nginx-operator-apiserver-client "/CN=system:nginx-operator-apiserver" clientAuth
 new_cert ca nginx-operator-controller-client "/CN=system:nginx-operator-controller" clientAuth
@@ -73,7 +91,56 @@ write_kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" nginx-operat
 write_kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" nginx-operator-controller-client
 k() { "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" "$@"; }
 
+# start_kwok_and_nginx_operator: kwok's fake nodes, and our apiserver and controller as
+# processes on this machine, registered through artifacts/local.
+start_kwok_and_nginx_operator() {
+  # The fake nodes renew a Lease in kube-node-lease like kubelet does (and refresh their
+  # status now and then); without it kube-controller-manager marks them unreachable, and
+  # their pods not ready, one node-monitor grace period after start-up.
+  kwok_stages="$(printf '%s,' "${KWOK_STAGES_DIR}"/*.yaml)"
+  start kwok "${KWOK_BIN}" --kubeconfig "${KUBECONFIG_FILE}" --config "${kwok_stages%,}" \
+    --node-lease-duration-seconds "${NODE_LEASE_DURATION_SECONDS}" \
+    --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
+    --cidr "${FAKE_POD_CIDR}" --node-ip "${FAKE_POD_CIDR%.*}.1" --server-address "127.0.0.1:${KWOK_PORT}"
+
+  # --- registration -------------------------------------------------------------------
+  export OPERATOR_APISERVER_PORT
+  CA_BUNDLE="$(base64 -w0 "${PKI_DIR}/nginx-operator-ca.crt")"
+  export CA_BUNDLE
+  wait_for "the default service account namespace" 60 k get namespace default
+  for f in "${ROOT}"/artifacts/local/*.yaml; do
+    envsubst '${OPERATOR_APISERVER_PORT} ${CA_BUNDLE}' <"${f}" | k apply -f - >/dev/null
+  done
+  k apply -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
+  log "applied artifacts/local and the controller's roles from artifacts/deploy"
+
+  start nginx-operator-apiserver "${ROOT}/bin/apiserver" \
+    --data-dir "${LOCAL_DIR}/nginx-operator-apiserver" \
+    --bind-address 127.0.0.1 --secure-port "${OPERATOR_APISERVER_PORT}" \
+    --tls-cert-file "${PKI_DIR}/nginx-operator-apiserver.crt" --tls-private-key-file "${PKI_DIR}/nginx-operator-apiserver.key" \
+    --kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
+    --authentication-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
+    --authorization-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig"
+  wait_running nginx-operator-apiserver "APIService v1alpha2.operator.example.com" 120 \
+    k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
+  wait_for "ready fake nodes" 120 k wait --for=condition=Ready --timeout=5s node --all
+
+  start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
+    --leader-elect --leader-election-namespace nginx-operator-system \
+    --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}"
+  wait_running nginx-operator-controller "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
+}
+
 # --- control plane ------------------------------------------------------------------
+# With a real node, pods reach kube-apiserver on the node address, which the guards
+# close to everything but the bridge and loopback; they must be in place first.
+apiserver_node_flags=(--bind-address 127.0.0.1 --advertise-address 127.0.0.1)
+if [[ "${NODE}" == real ]]; then
+  node_network_up
+  apiserver_node_flags=(--bind-address 0.0.0.0 --advertise-address "${NODE_IP}"
+    --kubelet-client-certificate "${PKI_DIR}/admin.crt" --kubelet-client-key "${PKI_DIR}/admin.key"
+    --kubelet-certificate-authority "${PKI_DIR}/ca.crt" --kubelet-preferred-address-types InternalIP)
+fi
 start etcd "${ETCD_BIN}" --name local --data-dir "${LOCAL_DIR}/etcd" \
   --listen-client-urls "http://127.0.0.1:${ETCD_PORT}" --advertise-client-urls "http://127.0.0.1:${ETCD_PORT}" \
   --listen-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" --initial-advertise-peer-urls "http://127.0.0.1:${ETCD_PEER_PORT}" \
@@ -82,11 +149,11 @@ wait_running etcd etcd 60 curl -fsS "http://127.0.0.1:${ETCD_PORT}/health"
 
 start kube-apiserver "${KUBE_BIN_DIR}/kube-apiserver" \
   --etcd-servers "http://127.0.0.1:${ETCD_PORT}" \
-  --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "${KUBE_APISERVER_PORT}" \
+  "${apiserver_node_flags[@]}" --secure-port "${KUBE_APISERVER_PORT}" \
   --tls-cert-file "${PKI_DIR}/kube-apiserver.crt" --tls-private-key-file "${PKI_DIR}/kube-apiserver.key" \
   --client-ca-file "${PKI_DIR}/ca.crt" --authorization-mode Node,RBAC \
   --service-account-issuer https://kubernetes.default.svc --service-account-key-file "${PKI_DIR}/sa.pub" \
-  --service-account-signing-key-file "${PKI_DIR}/sa.key" --service-cluster-ip-range 10.0.0.0/24 \
+  --service-account-signing-key-file "${PKI_DIR}/sa.key" --service-cluster-ip-range "${SERVICE_CIDR}" \
   --requestheader-client-ca-file "${PKI_DIR}/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
   --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
   --requestheader-extra-headers-prefix X-Remote-Extra- \
@@ -102,43 +169,14 @@ start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
 start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
   --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false
-# The fake nodes renew a Lease in kube-node-lease like kubelet does (and refresh their
-# status now and then); without it kube-controller-manager marks them unreachable, and
-# their pods not ready, one node-monitor grace period after start-up.
-kwok_stages="$(printf '%s,' "${KWOK_STAGES_DIR}"/*.yaml)"
-start kwok "${KWOK_BIN}" --kubeconfig "${KUBECONFIG_FILE}" --config "${kwok_stages%,}" \
-  --node-lease-duration-seconds "${NODE_LEASE_DURATION_SECONDS}" \
-  --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
-  --cidr 10.0.1.0/24 --node-ip 10.0.1.1 --server-address "127.0.0.1:${KWOK_PORT}"
-
-# --- registration -------------------------------------------------------------------
-export OPERATOR_APISERVER_PORT
-CA_BUNDLE="$(base64 -w0 "${PKI_DIR}/nginx-operator-ca.crt")"
-export CA_BUNDLE
-wait_for "the default service account namespace" 60 k get namespace default
-for f in "${ROOT}"/artifacts/local/*.yaml; do
-  envsubst '${OPERATOR_APISERVER_PORT} ${CA_BUNDLE}' <"${f}" | k apply -f - >/dev/null
-done
-k apply -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
-log "applied artifacts/local and the controller's roles from artifacts/deploy"
-
-start nginx-operator-apiserver "${ROOT}/bin/apiserver" \
-  --data-dir "${LOCAL_DIR}/nginx-operator-apiserver" \
-  --bind-address 127.0.0.1 --secure-port "${OPERATOR_APISERVER_PORT}" \
-  --tls-cert-file "${PKI_DIR}/nginx-operator-apiserver.crt" --tls-private-key-file "${PKI_DIR}/nginx-operator-apiserver.key" \
-  --kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
-  --authentication-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
-  --authorization-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig"
-wait_running nginx-operator-apiserver "APIService v1alpha2.operator.example.com" 120 \
-  k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
-wait_for "ready fake nodes" 120 k wait --for=condition=Ready --timeout=5s node --all
-
-start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
-  --leader-elect --leader-election-namespace nginx-operator-system \
-  --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}"
-wait_running nginx-operator-controller "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
+if [[ "${NODE}" == real ]]; then
+  wait_for "the default namespace" 60 k get namespace default
+  node_up
+else
+  start_kwok_and_nginx_operator
+fi
 # kube-controller-manager, kube-scheduler and kwok have nothing waited on above.
-for name in "${COMPONENTS[@]}"; do
+for name in "${STARTED[@]}"; do
   if ! running "${name}"; then
     log "${name} is not running; see ${LOG_DIR}/${name}.log:" >&2
     tail -n 5 "${LOG_DIR}/${name}.log" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the pinned control-plane binaries used by `make up` and the e2e tests into
 # hack/tools/bin/<name>-<version>/ (git-ignored). Cached binaries are reused, so only
-# the first run on a machine pays for the build.
+# the first run on a machine pays for the build. With --node it also builds what the
+# optional real node runs: kubelet, kube-proxy and CoreDNS.
 set -euo pipefail
 
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -11,6 +12,9 @@ cd "${TOOLS_DIR}"
 K8S_VERSION="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 ETCD_VERSION="$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)"
 KWOK_VERSION="v0.8.0"
+COREDNS_VERSION="v1.14.7"
+WITH_NODE=false
+[[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
 K8S_DIR="${BIN_DIR}/kubernetes-${K8S_VERSION}"
 ETCD_DIR="${BIN_DIR}/etcd-${ETCD_VERSION}"
@@ -36,9 +40,25 @@ build() { # build <output> <package> [ldflags]
 }
 
 build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
-for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
+K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler)
+${WITH_NODE} && K8S_CMDS+=(kubelet kube-proxy)
+for cmd in "${K8S_CMDS[@]}"; do
   build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
 done
+
+# CoreDNS, like kwok, comes from its own module with its own dependency graph.
+COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
+if ${WITH_NODE}; then
+  if [[ ! -x "${COREDNS_DIR}/coredns" ]]; then
+    start=${SECONDS}
+    rm -rf "${COREDNS_DIR}.tmp" && mkdir -p "${COREDNS_DIR}.tmp" "${COREDNS_DIR}"
+    CGO_ENABLED=0 GOBIN="${COREDNS_DIR}.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@${COREDNS_VERSION}"
+    mv "${COREDNS_DIR}.tmp/coredns" "${COREDNS_DIR}/coredns" && rmdir "${COREDNS_DIR}.tmp"
+    echo "built   coredns-${COREDNS_VERSION}/coredns in $((SECONDS - start))s"
+  else
+    echo "cached  coredns-${COREDNS_VERSION}/coredns"
+  fi
+fi
 
 # kwok has its own dependency graph, so it is installed from its module, not built here.
 if [[ ! -x "${KWOK_DIR}/kwok" ]]; then
@@ -71,4 +91,5 @@ KUBE_BIN_DIR=${K8S_DIR}
 ETCD_BIN=${ETCD_DIR}/etcd
 KWOK_BIN=${KWOK_DIR}/kwok
 KWOK_STAGES_DIR=${KWOK_DIR}/stages
+COREDNS_BIN=${COREDNS_DIR}/coredns
 ENV

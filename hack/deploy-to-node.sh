@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Deploys nginx-operator onto the local cluster's real node (make up NODE=real) the way a
+# user deploys it into any cluster: artifacts/deploy applied with kubectl's kustomize, then
+# hack/deploy-certs.sh. Only two things differ, both because this cluster has no registry
+# and no storage provisioner: the image references point at the images hack/images built
+# (already imported into the node's containerd by local-up.sh), and a PersistentVolume on
+# the node is created for etcd's claim.
+# Returns when both APIServices are Available.
+#
+# Usage: hack/deploy-to-node.sh [operator image reference]
+#   The default is the operator image hack/images/build.sh built (_output/images/images.env);
+#   a different tag, already imported into the node, rolls the apiserver and the controller to it.
+set -Eeuo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
+source "${ROOT}/_output/images/images.env"
+require_root
+k() { "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" "$@"; }
+operator_image="${1:-${NGINX_OPERATOR_IMAGE}}"
+
+# etcd runs as 65532 and kubelet does not chown hostPath volumes, so the directory is
+# prepared here, as an administrator prepares a local volume.
+volume="${NODE_DIR}/volumes/nginx-operator-etcd-0"
+mkdir -p "${volume}" && chown 65532:65532 "${volume}" && chmod 0700 "${volume}"
+k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: nginx-operator-etcd-0
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  claimRef: {namespace: nginx-operator-system, name: data-nginx-operator-etcd-0}
+  hostPath: {path: ${volume}, type: Directory}
+YAML
+
+# A kustomization over a copy of artifacts/deploy that only changes image references.
+work="$(mktemp -d)"
+trap 'rm -rf "${work}"' EXIT
+cp "${ROOT}"/artifacts/deploy/*.yaml "${work}/"
+{
+  echo "apiVersion: kustomize.config.k8s.io/v1beta1"
+  echo "kind: Kustomization"
+  echo "resources:"
+  for f in "${ROOT}"/artifacts/deploy/*.yaml; do echo "  - ${f##*/}"; done
+  echo "images:"
+  echo "  - {name: example.com/nginx-operator, newName: ${operator_image%:*}, newTag: ${operator_image##*:}}"
+  echo "  - {name: registry.k8s.io/etcd, newName: ${ETCD_IMAGE%:*}, newTag: ${ETCD_IMAGE##*:}}"
+} >"${work}/kustomization.yaml"
+k apply -k "${work}" >/dev/null
+log "applied artifacts/deploy with ${operator_image} and ${ETCD_IMAGE}"
+
+KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${KUBECTL}" OUT_DIR="${NODE_DIR}/deploy-certs" "${ROOT}/hack/deploy-certs.sh" >/dev/null
+log "created the serving certificate and set the APIServices' caBundle"
+
+k -n nginx-operator-system rollout status statefulset/nginx-operator-etcd --timeout 180s >/dev/null
+k -n nginx-operator-system rollout status deployment/nginx-operator-apiserver --timeout 180s >/dev/null
+k -n nginx-operator-system rollout status deployment/nginx-operator-controller --timeout 180s >/dev/null
+wait_for "APIServices Available" 180 \
+  k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
+log "nginx-operator runs on node ${NODE_NAME}: etcd, 2 apiservers and 2 controllers; APIServices Available"

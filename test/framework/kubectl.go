@@ -1,0 +1,84 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Kubectl runs the machine's kubectl with a kubeconfig.
+type Kubectl struct {
+	Kubeconfig string
+}
+
+// Run runs kubectl with stdin (when not empty) and returns its output.
+func (k Kubectl) Run(t testing.TB, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// Must fails the test when kubectl fails and returns its standard output.
+func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
+	t.Helper()
+	out, errOut, err := k.Run(t, stdin, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// Get returns kubectl's standard output, or "" when it fails.
+func (k Kubectl) Get(t testing.TB, args ...string) string {
+	t.Helper()
+	out, _, err := k.Run(t, "", args...)
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+// WaitFor polls done until it is true and returns how long that took; it fails the
+// test after timeout. Timeouts bound what never happens; they are not a measure.
+func WaitFor(t testing.TB, timeout time.Duration, what string, done func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !done() {
+		if time.Since(start) > timeout {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// Describe formats a duration for test logs.
+func Describe(d time.Duration) string { return fmt.Sprint(d.Round(100 * time.Millisecond)) }
