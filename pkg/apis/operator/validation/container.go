@@ -21,125 +21,122 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func validateEnv(env []corev1.EnvVar, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	names := sets.New[string]()
-	for i, ev := range env {
-		idxPath := fldPath.Index(i)
-		namePath := idxPath.Child("name")
-		if ev.Name == "" {
-			allErrs = append(allErrs, field.Required(namePath, ""))
-		} else {
-			for _, msg := range validation.IsEnvVarName(ev.Name) {
-				allErrs = append(allErrs, field.Invalid(namePath, ev.Name, msg))
-			}
-			if names.Has(ev.Name) {
-				allErrs = append(allErrs, field.Duplicate(namePath, ev.Name))
-			}
-			names.Insert(ev.Name)
-		}
-		if ev.ValueFrom != nil {
-			allErrs = append(allErrs, validateEnvVarSource(ev.ValueFrom, ev.Value != "", idxPath.Child("valueFrom"))...)
-		}
-	}
-	return allErrs
-}
-
-// validateEnvVarSource requires exactly one source, as the pod API does.
-func validateEnvVarSource(src *corev1.EnvVarSource, hasValue bool, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	if hasValue {
-		allErrs = append(allErrs, field.Invalid(fldPath, "", "may not be specified when value is not empty"))
-	}
-	sources := 0
-	for _, set := range []bool{src.FieldRef != nil, src.ResourceFieldRef != nil, src.ConfigMapKeyRef != nil, src.SecretKeyRef != nil, src.FileKeyRef != nil} {
-		if set {
-			sources++
-		}
-	}
-	if sources != 1 {
-		allErrs = append(allErrs, field.Invalid(fldPath, sources, "must specify exactly one of fieldRef, resourceFieldRef, configMapKeyRef, secretKeyRef or fileKeyRef"))
-	}
-	if r := src.ConfigMapKeyRef; r != nil {
-		allErrs = append(allErrs, validateKeyRef(r.Name, r.Key, fldPath.Child("configMapKeyRef"))...)
-	}
-	if r := src.SecretKeyRef; r != nil {
-		allErrs = append(allErrs, validateKeyRef(r.Name, r.Key, fldPath.Child("secretKeyRef"))...)
-	}
-	if src.FieldRef != nil && src.FieldRef.FieldPath == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("fieldRef", "fieldPath"), ""))
-	}
-	if src.ResourceFieldRef != nil && !envResources.Has(src.ResourceFieldRef.Resource) {
-		allErrs = append(allErrs, field.NotSupported(fldPath.Child("resourceFieldRef", "resource"), src.ResourceFieldRef.Resource, sets.List(envResources)))
-	}
-	// fileKeyRef needs a pod volume, which an NginxOperator cannot declare, and an alpha
-	// feature gate; kube-apiserver would reject the Deployment.
-	if src.FileKeyRef != nil {
-		allErrs = append(allErrs, field.Forbidden(fldPath.Child("fileKeyRef"), "not supported: NginxOperators declare no volumes"))
-	}
-	return allErrs
-}
-
-// envResources are the container resources the downward API exposes.
-var envResources = sets.New("limits.cpu", "limits.memory", "limits.ephemeral-storage",
-	"requests.cpu", "requests.memory", "requests.ephemeral-storage")
-
-// isContainerResourceName accepts what kube-apiserver accepts for container resources:
-// the standard names, hugepages, and extended resources with a domain prefix.
-func isContainerResourceName(name corev1.ResourceName) bool {
-	switch {
-	case name == corev1.ResourceCPU, name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage:
-		return true
-	case strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
-		return true
-	case strings.Contains(string(name), "/") && !strings.Contains(string(name), "kubernetes.io/"):
-		return len(validation.IsQualifiedName(string(name))) == 0
-	}
-	return false
-}
-
-func validateKeyRef(name, key string, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	if name == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("name"), ""))
-	}
-	if key == "" {
-		allErrs = append(allErrs, field.Required(fldPath.Child("key"), ""))
-	}
-	return allErrs
-}
-
-// validateResources requires valid names, non-negative quantities and requests within limits.
+// validateResources mirrors kube-apiserver's checks of container resources
+// (validateResourceRequirements in k8s.io/kubernetes pkg/apis/core/validation), since
+// spec.resources is copied into the Deployment: valid names, non-negative quantities,
+// requests within limits, and for resources that cannot be overcommitted (extended
+// resources and hugepages) requests equal to limits.
 func validateResources(res *corev1.ResourceRequirements, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
-	for _, list := range []struct {
-		values corev1.ResourceList
-		path   *field.Path
-	}{{res.Limits, fldPath.Child("limits")}, {res.Requests, fldPath.Child("requests")}} {
-		for name, q := range list.values {
-			keyPath := list.path.Key(string(name))
-			if !isContainerResourceName(name) {
-				allErrs = append(allErrs, field.Invalid(keyPath, name, "must be cpu, memory, ephemeral-storage, hugepages-<size> or a domain-prefixed extended resource"))
-			}
-			if q.Sign() < 0 {
-				allErrs = append(allErrs, field.Invalid(keyPath, q.String(), "must be greater than or equal to 0"))
-			}
-		}
+	limitsPath, requestsPath := fldPath.Child("limits"), fldPath.Child("requests")
+	for name, q := range res.Limits {
+		allErrs = append(allErrs, validateResourceQuantity(name, q, limitsPath.Key(string(name)))...)
 	}
 	for name, request := range res.Requests {
+		keyPath := requestsPath.Key(string(name))
+		allErrs = append(allErrs, validateResourceQuantity(name, request, keyPath)...)
 		limit, found := res.Limits[name]
-		if found && request.Cmp(limit) > 0 {
-			allErrs = append(allErrs, field.Invalid(fldPath.Child("requests").Key(string(name)), request.String(),
-				fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
+		switch {
+		case !found && !overcommitAllowed(name):
+			allErrs = append(allErrs, field.Required(limitsPath.Key(string(name)), "must be set, and equal to the request, for a resource that cannot be overcommitted"))
+		case found && !overcommitAllowed(name) && request.Cmp(limit) != 0:
+			allErrs = append(allErrs, field.Invalid(keyPath, request.String(), fmt.Sprintf("must be equal to %s limit of %s", name, limit.String())))
+		case found && request.Cmp(limit) > 0:
+			allErrs = append(allErrs, field.Invalid(keyPath, request.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
 		}
+	}
+	if hasHugePages(res) && !hasCPUOrMemory(res) {
+		allErrs = append(allErrs, field.Forbidden(fldPath, "hugepages require a cpu or memory request or limit"))
 	}
 	if len(res.Claims) > 0 {
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("claims"), "resource claims are not supported"))
 	}
 	return allErrs
+}
+
+func validateResourceQuantity(name corev1.ResourceName, q resource.Quantity, fldPath *field.Path) field.ErrorList {
+	if !isContainerResourceName(name) {
+		return field.ErrorList{field.Invalid(fldPath, name, "must be cpu, memory, ephemeral-storage, hugepages-<size> or a domain-prefixed extended resource")}
+	}
+	if q.Sign() < 0 {
+		return field.ErrorList{field.Invalid(fldPath, q.String(), "must be greater than or equal to 0")}
+	}
+	if isExtendedResourceName(name) && q.MilliValue()%1000 != 0 {
+		return field.ErrorList{field.Invalid(fldPath, q.String(), "must be an integer")}
+	}
+	if isHugePages(name) {
+		pageSize := hugePageSize(name)
+		if pageSize.MilliValue()%1000 != 0 || q.Value()%pageSize.Value() != 0 {
+			return field.ErrorList{field.Invalid(fldPath, q.String(), fmt.Sprintf("must be a multiple of the page size %s", pageSize.String()))}
+		}
+	}
+	return nil
+}
+
+// isContainerResourceName accepts what kube-apiserver accepts for container resources:
+// the standard names, hugepages of a valid size, and extended resources with a domain
+// prefix outside kubernetes.io.
+func isContainerResourceName(name corev1.ResourceName) bool {
+	switch {
+	case name == corev1.ResourceCPU, name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage:
+		return true
+	case isHugePages(name):
+		size := hugePageSize(name)
+		return size.Sign() > 0
+	}
+	return isExtendedResourceName(name)
+}
+
+// isExtendedResourceName is true for a domain-prefixed name outside kubernetes.io that
+// stays a qualified name as a quota key ("requests.<name>").
+func isExtendedResourceName(name corev1.ResourceName) bool {
+	s := string(name)
+	if !strings.Contains(s, "/") || strings.Contains(s, corev1.ResourceDefaultNamespacePrefix) || strings.HasPrefix(s, corev1.DefaultResourceRequestsPrefix) {
+		return false
+	}
+	return len(validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix+s)) == 0
+}
+
+func overcommitAllowed(name corev1.ResourceName) bool {
+	return !isExtendedResourceName(name) && !isHugePages(name)
+}
+
+func isHugePages(name corev1.ResourceName) bool {
+	return strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// hugePageSize is the page size a hugepages-<size> name declares; zero when invalid.
+func hugePageSize(name corev1.ResourceName) resource.Quantity {
+	size, err := resource.ParseQuantity(strings.TrimPrefix(string(name), corev1.ResourceHugePagesPrefix))
+	if err != nil || size.Sign() <= 0 {
+		return resource.Quantity{}
+	}
+	return size
+}
+
+func hasHugePages(res *corev1.ResourceRequirements) bool {
+	for _, list := range []corev1.ResourceList{res.Limits, res.Requests} {
+		for name := range list {
+			if isHugePages(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasCPUOrMemory(res *corev1.ResourceRequirements) bool {
+	for _, list := range []corev1.ResourceList{res.Limits, res.Requests} {
+		for name := range list {
+			if name == corev1.ResourceCPU || name == corev1.ResourceMemory {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -82,8 +82,10 @@ func validatePorts(ports []corev1.ContainerPort, fldPath *field.Path) field.Erro
 	var allErrs field.ErrorList
 	names := sets.New[string]()
 	numbers := sets.New[string]()
+	hostPorts := sets.New[string]()
 	for i, port := range ports {
 		idxPath := fldPath.Index(i)
+		// Names are required: the Service and the probes target ports by name.
 		if port.Name == "" {
 			allErrs = append(allErrs, field.Required(idxPath.Child("name"), "every port needs a name; the Service targets ports by name"))
 		} else {
@@ -107,6 +109,12 @@ func validatePorts(ports []corev1.ContainerPort, fldPath *field.Path) field.Erro
 			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
 				allErrs = append(allErrs, field.Invalid(idxPath.Child("hostPort"), port.HostPort, msg))
 			}
+			// kube-apiserver refuses a pod that binds one host port twice.
+			hostKey := fmt.Sprintf("%s/%s/%d", port.Protocol, port.HostIP, port.HostPort)
+			if hostPorts.Has(hostKey) {
+				allErrs = append(allErrs, field.Duplicate(idxPath.Child("hostPort"), port.HostPort))
+			}
+			hostPorts.Insert(hostKey)
 		}
 		if port.HostIP != "" {
 			allErrs = append(allErrs, validation.IsValidIP(idxPath.Child("hostIP"), port.HostIP)...)
