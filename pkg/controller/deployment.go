@@ -27,19 +27,23 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/utils/ptr"
 
-	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/operand"
 )
 
 const (
 	// FieldManager owns every field the controller applies.
 	FieldManager = "nginx-operator"
 	// ContainerName is the name of the nginx container.
-	ContainerName = "nginx"
+	ContainerName = operand.ContainerName
 	// ForceRedeployAnnotation on the pod template carries spec.forceRedeploy, so a new
 	// value rolls the pods.
 	ForceRedeployAnnotation = "operator.example.com/force-redeploy"
+	// ManagedByLabel marks every Deployment and Service the controller applies, with
+	// the value FieldManager; the informer caches hold only objects that carry it.
+	ManagedByLabel = "app.kubernetes.io/managed-by"
 )
 
 // SelectorLabels select the pods of one NginxOperator; the instance label keeps two
@@ -53,16 +57,17 @@ func SelectorLabels(no *v1alpha2.NginxOperator) map[string]string {
 
 func objectLabels(no *v1alpha2.NginxOperator) map[string]string {
 	l := SelectorLabels(no)
-	l["app.kubernetes.io/managed-by"] = "nginx-operator"
+	l[ManagedByLabel] = FieldManager
 	return l
 }
 
-// DesiredReplicas is spec.replicas, or ceil(totalQPS/singlePodQPS) in QPS mode.
+// DesiredReplicas is ceil(totalQPS/singlePodQPS) in QPS mode, else spec.replicas,
+// else the default.
 func DesiredReplicas(spec *v1alpha2.NginxOperatorSpec) int32 {
 	if spec.QPS != nil {
-		return operator.DesiredReplicasOf(spec.Replicas, true, spec.QPS.TotalQPS, spec.QPS.SinglePodQPS)
+		return operand.ReplicasForQPS(spec.QPS.TotalQPS, spec.QPS.SinglePodQPS)
 	}
-	return operator.DesiredReplicasOf(spec.Replicas, false, 0, 0)
+	return ptr.Deref(spec.Replicas, operand.DefaultReplicas)
 }
 
 func ownerReference(no *v1alpha2.NginxOperator) *metav1ac.OwnerReferenceApplyConfiguration {

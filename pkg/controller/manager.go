@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -25,15 +26,17 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -50,7 +53,17 @@ type Options struct {
 	LeaderElectionID        string
 	LeaseDuration           time.Duration
 	MaxConcurrentReconciles int
+	// MaxRetryDelay caps the exponential backoff of a failing NginxOperator, e.g. one
+	// whose Service asks for a nodePort that another Service holds: it is retried at
+	// least this often, so it recovers soon after the obstacle is gone.
+	MaxRetryDelay time.Duration
 }
+
+// Backoff of a failing reconcile: it starts at minRetryDelay and doubles per failure.
+const (
+	minRetryDelay        = 5 * time.Millisecond
+	DefaultMaxRetryDelay = time.Minute
+)
 
 // NewScheme knows the built-in types and operator.example.com/v1alpha2.
 func NewScheme() *runtime.Scheme {
@@ -64,8 +77,15 @@ func NewScheme() *runtime.Scheme {
 // health probes; /readyz turns ready once the informer caches have synced.
 func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	leaseDuration := opts.LeaseDuration
+	// Only the Deployments and Services the controller applied are cached and watched;
+	// a same-named stranger is read from the API server when it matters (getOwned).
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{ManagedByLabel: FieldManager})}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  NewScheme(),
+		Scheme: NewScheme(),
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&appsv1.Deployment{}: managed,
+			&corev1.Service{}:    managed,
+		}},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		LeaderElection:          opts.LeaderElect,
@@ -77,22 +97,21 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		return nil, err
 	}
 	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
-	// Children are named after their NginxOperator, so a same-named request covers owned
-	// children and same-named strangers (ownership conflicts) alike.
-	sameName := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
-	})
+	maxRetryDelay := cmp.Or(opts.MaxRetryDelay, DefaultMaxRetryDelay)
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("nginxoperator").
 		For(&v1alpha2.NginxOperator{}).
-		Watches(&appsv1.Deployment{}, sameName).
-		Watches(&corev1.Service{}, sameName).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minRetryDelay, maxRetryDelay),
+		}).
 		Complete(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := RegisterMetrics(mgr.GetCache()); err != nil {
+	if err := RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {
 		return nil, err
 	}
 	synced := &cacheSynced{cache: mgr.GetCache()}

@@ -27,28 +27,62 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
+// controller-runtime already counts every reconcile request and its latency
+// (controller_runtime_reconcile_total, ..._errors_total, ..._time_seconds); the
+// metrics here say what those cannot: what the reconciles of live NginxOperators
+// achieved, which writes they made, and the state of the managed objects.
+
 var reconcilesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "nginx_operator_reconciles_total",
-	Help: "Reconciles of NginxOperators by result: success, blocked (an operand is controlled by something else) or error.",
+	Help: "Reconciles of existing NginxOperators by outcome: success (the Deployment and the Service are as specified), " +
+		"blocked (a same-named Deployment or Service belongs to someone else), operand_failed (applying the Deployment or the " +
+		"Service failed; OperatorDegraded names it and the reconcile is retried with backoff) or error (reading or writing " +
+		"failed otherwise). Requests for deleted NginxOperators are not counted; controller_runtime_reconcile_total counts every request.",
 }, []string{"result"})
 
 var writesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: "nginx_operator_writes_total",
-	Help: "API writes made by the reconciler, by kind (Deployment, Service, NginxOperatorStatus). Flat at steady state.",
+	Help: "API writes made by the reconciler that succeeded, by kind (Deployment, Service, NginxOperatorStatus). Flat at steady state.",
 }, []string{"kind"})
 
+var writeErrorsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "nginx_operator_write_errors_total",
+	Help: "API writes made by the reconciler that failed, by kind (Deployment, Service, NginxOperatorStatus). " +
+		"While the API server refuses an operand this grows by one per retry, and the retries back off.",
+}, []string{"kind"})
+
+// countWrite records the outcome of one API write and passes its error through.
+func countWrite(kind string, err error) error {
+	if err != nil {
+		writeErrorsTotal.WithLabelValues(kind).Inc()
+	} else {
+		writesTotal.WithLabelValues(kind).Inc()
+	}
+	return err
+}
+
 var instancesDesc = prometheus.NewDesc("nginx_operator_instances",
-	"Managed NginxOperators by condition type and status.", []string{"condition", "status"}, nil)
+	"NginxOperators by condition type and status, reported by the elected leader only: a standby replica reports "+
+		"no samples, so a sum over replicas counts each NginxOperator once.",
+	[]string{"condition", "status"}, nil)
 
 // instancesCollector counts NginxOperators by condition from the informer cache at
 // scrape time, so the gauge can never drift from the objects.
 type instancesCollector struct {
 	reader client.Reader
+	// elected closes when this replica becomes the leader (or at once without leader
+	// election); until then it reports nothing, as a standby's view would double-count.
+	elected <-chan struct{}
 }
 
 func (c instancesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- instancesDesc }
 
 func (c instancesCollector) Collect(ch chan<- prometheus.Metric) {
+	select {
+	case <-c.elected:
+	default:
+		return
+	}
 	// A scrape must not hang while the cache is still syncing.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -69,8 +103,9 @@ func (c instancesCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // RegisterMetrics adds the controller's metrics to controller-runtime's registry.
-func RegisterMetrics(cache client.Reader) error {
-	for _, c := range []prometheus.Collector{reconcilesTotal, writesTotal, instancesCollector{reader: cache}} {
+// elected is the manager's Elected() channel.
+func RegisterMetrics(cache client.Reader, elected <-chan struct{}) error {
+	for _, c := range []prometheus.Collector{reconcilesTotal, writesTotal, writeErrorsTotal, instancesCollector{reader: cache, elected: elected}} {
 		if err := metrics.Registry.Register(c); err != nil {
 			return err
 		}

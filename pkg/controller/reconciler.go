@@ -17,8 +17,11 @@ limitations under the License.
 package controller
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +29,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/events"
@@ -38,28 +40,28 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
+// BlockedRecheckInterval is how often a blocked NginxOperator looks again for the
+// same-named stranger: strangers are not in the cache, so their removal sends no event.
+const BlockedRecheckInterval = 10 * time.Second
+
 // Reconciler makes the Deployment and Service of an NginxOperator match its spec and
 // reports what it sees in status. It writes only what differs: at steady state a
 // reconcile makes no API writes at all.
 type Reconciler struct {
+	// Client reads from the informer cache, which holds only the Deployments and
+	// Services that carry ManagedByLabel.
 	Client client.Client
-	// APIReader reads around the informer cache; used right after a write, when the
-	// cache may still hold the old Deployment and would report a stale rollout.
+	// APIReader reads around the cache: right after a write, when the cache may still
+	// hold the old Deployment, and to find a same-named object the cache does not hold.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
 }
 
-// Reconcile handles one NginxOperator.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
-	outcome := "success"
-	defer func() {
-		if err != nil {
-			outcome = "error"
-		}
-		reconcilesTotal.WithLabelValues(outcome).Inc()
-	}()
-
+// Reconcile handles one NginxOperator. Every step is tried and the status is written
+// whatever happened, so a Deployment or Service the API server refuses shows in
+// OperatorDegraded; the error is then returned, and the workqueue retries with backoff.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	no := &v1alpha2.NginxOperator{}
 	if err := r.Client.Get(ctx, req.NamespacedName, no); err != nil {
 		// Deleted: the garbage collector removes the children through their owner references.
@@ -69,26 +71,58 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ct
 		return ctrl.Result{}, nil
 	}
 
-	var obs Observation
-	if obs.Deployment, obs.Blocked, err = r.ensureDeployment(ctx, no); err != nil {
+	obs, operandErr := r.ensureOperands(ctx, no)
+	statusErr := r.updateStatus(ctx, no, obs)
+	reconcilesTotal.WithLabelValues(outcome(obs, operandErr, statusErr)).Inc()
+	if err := errors.Join(operandErr, statusErr); err != nil {
 		return ctrl.Result{}, err
-	}
-	serviceBlocked, err := r.ensureService(ctx, no)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if obs.Blocked == "" {
-		obs.Blocked = serviceBlocked
 	}
 	if obs.Blocked != "" {
-		outcome = "blocked"
+		return ctrl.Result{RequeueAfter: BlockedRecheckInterval}, nil
 	}
-	return ctrl.Result{}, r.updateStatus(ctx, no, obs)
+	return ctrl.Result{}, nil
+}
+
+// ensureOperands ensures the Deployment and then the Service; a failure of one does
+// not keep the other from being ensured.
+func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOperator) (Observation, error) {
+	deployment, deploymentBlocked, deploymentErr := r.ensureDeployment(ctx, no)
+	serviceBlocked, serviceErr := r.ensureService(ctx, no)
+	obs := Observation{
+		Deployment:        deployment,
+		Blocked:           cmp.Or(deploymentBlocked, serviceBlocked),
+		DeploymentFailure: failure(deploymentErr),
+		ServiceFailure:    failure(serviceErr),
+	}
+	return obs, errors.Join(deploymentErr, serviceErr)
+}
+
+// failure is what status reports of an error. A conflict only means the cache was
+// behind; the retry resolves it, so it is not worth a condition change.
+func failure(err error) string {
+	if err == nil || apierrors.IsConflict(err) {
+		return ""
+	}
+	return err.Error()
+}
+
+// outcome is the result label of nginx_operator_reconciles_total.
+func outcome(obs Observation, operandErr, statusErr error) string {
+	switch {
+	case obs.DeploymentFailure != "" || obs.ServiceFailure != "":
+		return "operand_failed"
+	case operandErr != nil || statusErr != nil:
+		return "error"
+	case obs.Blocked != "":
+		return "blocked"
+	}
+	return "success"
 }
 
 // ensureDeployment applies the desired Deployment unless what the controller owns of the
 // live one already matches. A same-named Deployment controlled by something else is
-// left alone and reported.
+// left alone and reported. It returns the Deployment as it now is: the applied one, or
+// the live one when the apply failed, so status shows what still serves.
 func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOperator) (*appsv1.Deployment, string, error) {
 	desired, err := Deployment(no)
 	if err != nil {
@@ -99,24 +133,23 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 	if err != nil || blocked != "" {
 		return nil, blocked, err
 	}
+	var current *appsv1.Deployment
 	if found {
+		current = live
 		if err := r.dropStrayContainerPorts(ctx, live, desired); err != nil {
-			return nil, "", err
+			return current, "", err
 		}
 		owned, err := appsv1ac.ExtractDeployment(live, FieldManager)
 		if err != nil {
-			return nil, "", err
+			return current, "", err
 		}
 		if same, err := sameFields(owned, desired); err != nil || same {
-			return live, "", err
+			return current, "", err
 		}
 	}
-	if err := r.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		r.event(no, corev1.EventTypeWarning, "ApplyFailed", "ApplyDeployment", "applying Deployment %s: %v", no.Name, err)
-		return nil, "", err
+	if err := r.apply(ctx, no, desired, "Deployment", found); err != nil {
+		return current, "", err
 	}
-	writesTotal.WithLabelValues("Deployment").Inc()
-	r.event(no, corev1.EventTypeNormal, createdOrUpdated(found), "ApplyDeployment", "%s Deployment %s", verb(found), no.Name)
 	applied := &appsv1.Deployment{}
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(no), applied); err != nil {
 		return nil, "", client.IgnoreNotFound(err)
@@ -144,80 +177,31 @@ func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperat
 			return "", err
 		}
 	}
-	if err := r.Client.Apply(ctx, desired, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		r.event(no, corev1.EventTypeWarning, "ApplyFailed", "ApplyService", "applying Service %s: %v", no.Name, err)
-		return "", err
-	}
-	writesTotal.WithLabelValues("Service").Inc()
-	r.event(no, corev1.EventTypeNormal, createdOrUpdated(found), "ApplyService", "%s Service %s", verb(found), no.Name)
-	return "", nil
+	return "", r.apply(ctx, no, desired, "Service", found)
 }
 
-// dropStrayServicePorts removes ports that someone else added to our Service. Ports are
-// keyed by number and protocol, so an edited port number is a new entry that
-// server-side apply would keep beside ours, with a clashing name; the port list of the
-// Service belongs to the NginxOperator as a whole. The apply that follows restores
-// our own ports; a placeholder keeps the Service valid if none of ours is left.
-func (r *Reconciler) dropStrayServicePorts(ctx context.Context, live *corev1.Service, desired *corev1ac.ServiceApplyConfiguration) error {
-	wanted := map[string]bool{}
-	for _, p := range desired.Spec.Ports {
-		wanted[portKey(*p.Port, *p.Protocol)] = true
+// apply sends a server-side apply of a child and reports it in an event and metrics.
+func (r *Reconciler) apply(ctx context.Context, no *v1alpha2.NginxOperator, obj runtime.ApplyConfiguration, kind string, found bool) error {
+	err := countWrite(kind, r.Client.Apply(ctx, obj, client.FieldOwner(FieldManager), client.ForceOwnership))
+	if err != nil {
+		r.event(no, corev1.EventTypeWarning, "ApplyFailed", "Apply"+kind, "applying %s %s: %v", kind, no.Name, err)
+		return err
 	}
-	kept := make([]corev1.ServicePort, 0, len(live.Spec.Ports))
-	for _, p := range live.Spec.Ports {
-		if wanted[portKey(p.Port, p.Protocol)] {
-			kept = append(kept, p)
-		}
-	}
-	if len(kept) == len(live.Spec.Ports) {
-		return nil
-	}
-	if len(kept) == 0 && len(desired.Spec.Ports) > 0 {
-		first := desired.Spec.Ports[0]
-		kept = append(kept, corev1.ServicePort{Name: *first.Name, Port: *first.Port, Protocol: *first.Protocol, TargetPort: *first.TargetPort})
-	}
-	live.Spec.Ports = kept
-	writesTotal.WithLabelValues("Service").Inc()
-	return r.Client.Update(ctx, live, client.FieldOwner(FieldManager))
-}
-
-// dropStrayContainerPorts does for the nginx container's ports what
-// dropStrayServicePorts does for the Service: an edited port number would otherwise
-// stay beside ours under the same name and make the Deployment invalid.
-func (r *Reconciler) dropStrayContainerPorts(ctx context.Context, live *appsv1.Deployment, desired *appsv1ac.DeploymentApplyConfiguration) error {
-	wanted := map[string]bool{}
-	for _, p := range desired.Spec.Template.Spec.Containers[0].Ports {
-		wanted[portKey(*p.ContainerPort, *p.Protocol)] = true
-	}
-	containers := live.Spec.Template.Spec.Containers
-	for i := range containers {
-		if containers[i].Name != ContainerName {
-			continue
-		}
-		kept := make([]corev1.ContainerPort, 0, len(containers[i].Ports))
-		for _, p := range containers[i].Ports {
-			if wanted[portKey(p.ContainerPort, protocolOrTCP(p.Protocol))] {
-				kept = append(kept, p)
-			}
-		}
-		if len(kept) == len(containers[i].Ports) {
-			return nil
-		}
-		containers[i].Ports = kept
-		writesTotal.WithLabelValues("Deployment").Inc()
-		return r.Client.Update(ctx, live, client.FieldOwner(FieldManager))
-	}
+	r.event(no, corev1.EventTypeNormal, createdOrUpdated(found), "Apply"+kind, "%s %s %s", verb(found), kind, no.Name)
 	return nil
-}
-
-func portKey(port int32, protocol corev1.Protocol) string {
-	return fmt.Sprintf("%d/%s", port, protocol)
 }
 
 // getOwned reads the same-named child into obj. It reports a block, and emits a
 // Warning event, when the child exists but another controller (or nobody) controls it.
 func (r *Reconciler) getOwned(ctx context.Context, no *v1alpha2.NginxOperator, obj client.Object) (found bool, blocked string, err error) {
-	if err := r.Client.Get(ctx, types.NamespacedName{Namespace: no.Namespace, Name: no.Name}, obj); err != nil {
+	key := client.ObjectKeyFromObject(no)
+	err = r.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		// The cache holds only labelled objects: ask the API server before an apply
+		// could take over a same-named stranger.
+		err = r.APIReader.Get(ctx, key, obj)
+	}
+	if err != nil {
 		return false, "", client.IgnoreNotFound(err)
 	}
 	if owner := metav1.GetControllerOf(obj); owner != nil && owner.UID == no.UID {
@@ -237,8 +221,7 @@ func (r *Reconciler) updateStatus(ctx context.Context, no *v1alpha2.NginxOperato
 	}
 	updated := no.DeepCopy()
 	updated.Status = status
-	writesTotal.WithLabelValues("NginxOperatorStatus").Inc()
-	if err := r.Client.Status().Update(ctx, updated); err != nil {
+	if err := countWrite("NginxOperatorStatus", r.Client.Status().Update(ctx, updated)); err != nil {
 		if apierrors.IsConflict(err) {
 			// A newer version is on its way through the watch; it triggers another reconcile.
 			log.FromContext(ctx).V(1).Info("status update conflicted; waiting for the newer object")

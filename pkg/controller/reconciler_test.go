@@ -25,9 +25,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -36,7 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -61,15 +62,42 @@ func (w *writeLog) take() []string {
 }
 
 type harness struct {
-	t        *testing.T
+	t *testing.T
+	// client is the API server's view; the reconciler's Client sees it through a
+	// cache that holds only labelled Deployments and Services, as in NewManager.
 	client   client.Client
 	writes   *writeLog
 	recorder *events.FakeRecorder
 	r        *Reconciler
+
+	mu           sync.Mutex
+	refuseApply  map[string]error // by kind
+	applyAttempt map[string]int   // by kind, refused ones included
+}
+
+// refuse makes every apply of kind fail with err, as the API server would; nil lifts it.
+func (h *harness) refuse(kind string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.refuseApply[kind] = err
+}
+
+func (h *harness) attempts(kind string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.applyAttempt[kind]
+}
+
+func (h *harness) applyOutcome(kind string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.applyAttempt[kind]++
+	return h.refuseApply[kind]
 }
 
 func newHarness(t *testing.T, objs ...client.Object) *harness {
 	log := &writeLog{}
+	h := &harness{t: t, writes: log, refuseApply: map[string]error{}, applyAttempt: map[string]int{}}
 	c := fake.NewClientBuilder().
 		WithScheme(NewScheme()).
 		WithStatusSubresource(&v1alpha2.NginxOperator{}).
@@ -98,6 +126,9 @@ func newHarness(t *testing.T, objs ...client.Object) *harness {
 					kind = *k.GetKind()
 				}
 				log.add("apply " + kind)
+				if err := h.applyOutcome(kind); err != nil {
+					return err
+				}
 				return c.Apply(ctx, obj, opts...)
 			},
 			SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
@@ -110,9 +141,24 @@ func newHarness(t *testing.T, objs ...client.Object) *harness {
 			},
 		}).
 		Build()
-	recorder := events.NewFakeRecorder(100)
-	return &harness{t: t, client: c, writes: log, recorder: recorder,
-		r: &Reconciler{Client: c, APIReader: c, Recorder: recorder, Clock: clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))}}
+	cached := interceptor.NewClient(c, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			switch obj.(type) {
+			case *appsv1.Deployment, *corev1.Service:
+				if obj.GetLabels()[ManagedByLabel] != FieldManager {
+					return apierrors.NewNotFound(schema.GroupResource{}, key.Name)
+				}
+			}
+			return nil
+		},
+	})
+	h.client = c
+	h.recorder = events.NewFakeRecorder(100)
+	h.r = &Reconciler{Client: cached, APIReader: c, Recorder: h.recorder, Clock: clocktesting.NewFakePassiveClock(time.Unix(1_800_000_000, 0))}
+	return h
 }
 
 func (h *harness) reconcile(name string) []string {
@@ -121,6 +167,19 @@ func (h *harness) reconcile(name string) []string {
 		h.t.Fatalf("reconcile: %v", err)
 	}
 	return h.writes.take()
+}
+
+// reconcileFailing expects the reconcile to fail and returns its error.
+func (h *harness) reconcileFailing(name string) (error, []string) {
+	h.t.Helper()
+	result, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: name}})
+	if err == nil {
+		h.t.Fatalf("reconcile succeeded (result %+v); want the refusal returned so the workqueue backs off", result)
+	}
+	if result != (ctrl.Result{}) {
+		h.t.Errorf("result = %+v; with an error only the rate limiter may schedule the retry", result)
+	}
+	return err, h.writes.take()
 }
 
 func (h *harness) get(name string, obj client.Object) {
@@ -154,7 +213,7 @@ func TestReconcileWritesOnlyWhatChanged(t *testing.T) {
 	}
 	no := &v1alpha2.NginxOperator{}
 	h.get("web", no)
-	if c := apimeta.FindStatusCondition(no.Status.Conditions, operator.ConditionAvailable); c == nil || c.Status != metav1.ConditionTrue || no.Status.ReadyReplicas != 2 {
+	if c := apimeta.FindStatusCondition(no.Status.Conditions, v1alpha2.ConditionAvailable); c == nil || c.Status != metav1.ConditionTrue || no.Status.ReadyReplicas != 2 {
 		t.Fatalf("status = %+v", no.Status)
 	}
 	if got := h.reconcile("web"); len(got) != 0 {
@@ -219,11 +278,15 @@ func TestReconcileNeverTakesOverForeignObjects(t *testing.T) {
 	}
 	no := &v1alpha2.NginxOperator{}
 	h.get("web", no)
-	c := apimeta.FindStatusCondition(no.Status.Conditions, operator.ConditionOperatorDegraded)
-	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != operator.ReasonOperatorResourceNotAvailable || !strings.Contains(c.Message, "Service shop/web") {
+	c := apimeta.FindStatusCondition(no.Status.Conditions, v1alpha2.ConditionOperatorDegraded)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha2.ReasonOperatorResourceNotAvailable || !strings.Contains(c.Message, "Service shop/web") {
 		t.Errorf("OperatorDegraded = %+v", c)
 	}
-	if got := h.reconcile("web"); len(got) != 0 {
+	result, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: "web"}})
+	if err != nil || result.RequeueAfter != BlockedRecheckInterval {
+		t.Errorf("blocked reconcile = %+v, %v; want a recheck after %s, since the stranger is not watched", result, err, BlockedRecheckInterval)
+	}
+	if got := h.writes.take(); len(got) != 0 {
 		t.Errorf("a blocked steady state wrote %q", got)
 	}
 	var warnings []string

@@ -18,6 +18,7 @@ package controller
 
 import (
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -43,7 +43,14 @@ type Observation struct {
 	// Blocked explains why the controller could not manage an operand, e.g. a
 	// same-named object it does not own; empty when nothing blocked it.
 	Blocked string
+	// DeploymentFailure and ServiceFailure hold the error that kept the Deployment or
+	// the Service from matching the spec, usually the API server's refusal with its
+	// message; empty when that step succeeded.
+	DeploymentFailure, ServiceFailure string
 }
+
+// maxMessageLength is the longest condition message the API accepts.
+const maxMessageLength = 32 * 1024
 
 // ComputeStatus derives the status from the spec and what was observed. Conditions keep
 // their lastTransitionTime while their status does not change, so an unchanged world
@@ -74,48 +81,78 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 }
 
 func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progressing, degraded metav1.Condition) {
-	available = metav1.Condition{Type: operator.ConditionAvailable}
-	progressing = metav1.Condition{Type: operator.ConditionProgressing}
-	degraded = metav1.Condition{Type: operator.ConditionOperatorDegraded}
+	available = metav1.Condition{Type: v1alpha2.ConditionAvailable}
+	progressing = metav1.Condition{Type: v1alpha2.ConditionProgressing}
+	degraded = metav1.Condition{Type: v1alpha2.ConditionOperatorDegraded}
 	desired := DesiredReplicas(&no.Spec)
 	d := obs.Deployment
 
 	switch {
 	case obs.Blocked != "":
-		set(&available, metav1.ConditionFalse, operator.ReasonOperatorResourceNotAvailable, obs.Blocked)
-		set(&progressing, metav1.ConditionFalse, operator.ReasonOperatorResourceNotAvailable, obs.Blocked)
-		set(&degraded, metav1.ConditionTrue, operator.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
+	case obs.DeploymentFailure != "":
+		// The previous Deployment, if any, keeps serving: Available says whether it does.
+		msg := obs.DeploymentFailure
+		availableStatus, availableMsg := metav1.ConditionFalse, "the Deployment does not exist: "+msg
+		if d != nil {
+			availableStatus = conditionStatus(d, appsv1.DeploymentAvailable)
+			availableMsg = fmt.Sprintf("%d pods of the Deployment as it was are available; it could not be updated: %s", d.Status.AvailableReplicas, msg)
+		}
+		set(&available, availableStatus, v1alpha2.ReasonOperandDeploymentFailed, availableMsg)
+		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
 	case d == nil:
 		msg := "the Deployment does not exist yet"
-		set(&available, metav1.ConditionFalse, operator.ReasonOperandDeploymentNotAvailable, msg)
+		set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 		set(&progressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
-		set(&degraded, metav1.ConditionTrue, operator.ReasonOperandDeploymentNotAvailable, msg)
+		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 	case deploymentFailed(d) != "":
 		msg := deploymentFailed(d)
-		set(&available, conditionStatus(d, appsv1.DeploymentAvailable), operator.ReasonOperandDeploymentFailed, msg)
-		set(&progressing, metav1.ConditionFalse, operator.ReasonOperandDeploymentFailed, msg)
-		set(&degraded, metav1.ConditionTrue, operator.ReasonOperandDeploymentFailed, msg)
+		set(&available, conditionStatus(d, appsv1.DeploymentAvailable), v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
 	case rolledOut(d, desired):
 		msg := fmt.Sprintf("%d of %d pods available", d.Status.AvailableReplicas, desired)
-		set(&available, metav1.ConditionTrue, operator.ReasonOperatorSucceeded, msg)
+		set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
 		set(&progressing, metav1.ConditionFalse, ReasonRolloutComplete, "the Deployment is rolled out")
-		set(&degraded, metav1.ConditionFalse, operator.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+		set(&degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
 	default:
 		msg := fmt.Sprintf("%d of %d pods ready, %d available, %d updated", d.Status.ReadyReplicas, desired, d.Status.AvailableReplicas, d.Status.UpdatedReplicas)
 		if conditionStatus(d, appsv1.DeploymentAvailable) == metav1.ConditionTrue {
-			set(&available, metav1.ConditionTrue, operator.ReasonOperatorSucceeded, msg)
-			set(&degraded, metav1.ConditionFalse, operator.ReasonOperatorSucceeded, "the Deployment is available while it rolls out")
+			set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
+			set(&degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment is available while it rolls out")
 		} else {
-			set(&available, metav1.ConditionFalse, operator.ReasonOperandDeploymentNotAvailable, msg)
-			set(&degraded, metav1.ConditionTrue, operator.ReasonOperandDeploymentNotAvailable, msg)
+			set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
+			set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 		}
 		set(&progressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+	}
+	// A refused Service degrades the operator but leaves Available to the Deployment.
+	if obs.ServiceFailure != "" && obs.Blocked == "" {
+		if obs.DeploymentFailure != "" {
+			degraded.Message += "; " + obs.ServiceFailure
+		} else {
+			set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandServiceFailed, obs.ServiceFailure)
+		}
+	}
+	for _, c := range []*metav1.Condition{&available, &progressing, &degraded} {
+		c.Message = truncate(c.Message, maxMessageLength)
 	}
 	return available, progressing, degraded
 }
 
 func set(c *metav1.Condition, status metav1.ConditionStatus, reason, message string) {
 	c.Status, c.Reason, c.Message = status, reason, message
+}
+
+// truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }
 
 // rolledOut is true when the Deployment controller has seen the latest spec and every

@@ -26,7 +26,6 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -54,13 +53,17 @@ func TestComputeStatus(t *testing.T) {
 		wantDegradedReason               string
 		wantReplicas, wantReady, wantAvl int32
 	}{
-		{"no deployment yet", Observation{}, "False", "True", "True", operator.ReasonOperandDeploymentNotAvailable, 0, 0, 0},
-		{"rolling out, nothing ready", Observation{Deployment: deployment(1, 1, 2, 2, 0, 0, unavailable)}, "False", "True", "True", operator.ReasonOperandDeploymentNotAvailable, 2, 0, 0},
-		{"rolled out", Observation{Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "True", "False", "False", operator.ReasonOperatorSucceeded, 2, 2, 2},
-		{"available while a new spec rolls out", Observation{Deployment: deployment(2, 1, 3, 1, 2, 2, available)}, "True", "True", "False", operator.ReasonOperatorSucceeded, 3, 2, 2},
-		{"progress deadline exceeded", Observation{Deployment: deployment(1, 1, 2, 2, 0, 0, unavailable, cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))}, "False", "False", "True", operator.ReasonOperandDeploymentFailed, 2, 0, 0},
-		{"replica failure", Observation{Deployment: deployment(1, 1, 0, 0, 0, 0, cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))}, "Unknown", "False", "True", operator.ReasonOperandDeploymentFailed, 0, 0, 0},
-		{"blocked by a foreign Service", Observation{Blocked: "Service shop/web exists", Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "False", "False", "True", operator.ReasonOperatorResourceNotAvailable, 2, 2, 2},
+		{"no deployment yet", Observation{}, "False", "True", "True", v1alpha2.ReasonOperandDeploymentNotAvailable, 0, 0, 0},
+		{"rolling out, nothing ready", Observation{Deployment: deployment(1, 1, 2, 2, 0, 0, unavailable)}, "False", "True", "True", v1alpha2.ReasonOperandDeploymentNotAvailable, 2, 0, 0},
+		{"rolled out", Observation{Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "True", "False", "False", v1alpha2.ReasonOperatorSucceeded, 2, 2, 2},
+		{"available while a new spec rolls out", Observation{Deployment: deployment(2, 1, 3, 1, 2, 2, available)}, "True", "True", "False", v1alpha2.ReasonOperatorSucceeded, 3, 2, 2},
+		{"progress deadline exceeded", Observation{Deployment: deployment(1, 1, 2, 2, 0, 0, unavailable, cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))}, "False", "False", "True", v1alpha2.ReasonOperandDeploymentFailed, 2, 0, 0},
+		{"replica failure", Observation{Deployment: deployment(1, 1, 0, 0, 0, 0, cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))}, "Unknown", "False", "True", v1alpha2.ReasonOperandDeploymentFailed, 0, 0, 0},
+		{"Deployment refused, none exists", Observation{DeploymentFailure: "refused"}, "False", "False", "True", v1alpha2.ReasonOperandDeploymentFailed, 0, 0, 0},
+		{"Deployment update refused, old pods serve", Observation{DeploymentFailure: "refused", Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "True", "False", "True", v1alpha2.ReasonOperandDeploymentFailed, 2, 2, 2},
+		{"Service refused, Deployment serves", Observation{ServiceFailure: "refused", Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "True", "False", "True", v1alpha2.ReasonOperandServiceFailed, 2, 2, 2},
+		{"both refused, the Deployment is named", Observation{DeploymentFailure: "refused", ServiceFailure: "refused too"}, "False", "False", "True", v1alpha2.ReasonOperandDeploymentFailed, 0, 0, 0},
+		{"blocked by a foreign Service", Observation{Blocked: "Service shop/web exists", Deployment: deployment(1, 1, 2, 2, 2, 2, available)}, "False", "False", "True", v1alpha2.ReasonOperatorResourceNotAvailable, 2, 2, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,9 +76,9 @@ func TestComputeStatus(t *testing.T) {
 				}
 				return c
 			}
-			check(operator.ConditionAvailable, tc.wantAvailable)
-			check(operator.ConditionProgressing, tc.wantProgressing)
-			if d := check(operator.ConditionOperatorDegraded, tc.wantDegraded); d != nil && d.Reason != tc.wantDegradedReason {
+			check(v1alpha2.ConditionAvailable, tc.wantAvailable)
+			check(v1alpha2.ConditionProgressing, tc.wantProgressing)
+			if d := check(v1alpha2.ConditionOperatorDegraded, tc.wantDegraded); d != nil && d.Reason != tc.wantDegradedReason {
 				t.Errorf("OperatorDegraded reason = %s, want %s", d.Reason, tc.wantDegradedReason)
 			}
 			if st.Replicas != tc.wantReplicas || st.ReadyReplicas != tc.wantReady || st.AvailableReplicas != tc.wantAvl {
@@ -109,7 +112,7 @@ func TestComputeStatusIsStable(t *testing.T) {
 	}
 	obs.Deployment.Status.ReadyReplicas = 1
 	changed := ComputeStatus(no, obs, metav1.NewTime(time.Unix(3000, 0)))
-	if c := apimeta.FindStatusCondition(changed.Conditions, operator.ConditionAvailable); c.LastTransitionTime.Unix() != 1000 {
+	if c := apimeta.FindStatusCondition(changed.Conditions, v1alpha2.ConditionAvailable); c.LastTransitionTime.Unix() != 1000 {
 		t.Errorf("Available kept status True, so its lastTransitionTime must stay: %v", c.LastTransitionTime)
 	}
 }

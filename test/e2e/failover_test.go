@@ -44,6 +44,10 @@ func TestControllerLeaderFailover(t *testing.T) {
 	if firstLeader == "" {
 		t.Fatal("no leader election Lease")
 	}
+	// Something for nginx_operator_instances to count.
+	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "before-failover", "--ignore-not-found", "--wait=false") })
+	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: before-failover, namespace: default}\n", "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/before-failover")
 
 	standby, metricsPort, probePort := startStandbyController(t, args)
 	t.Cleanup(func() {
@@ -58,6 +62,12 @@ func TestControllerLeaderFailover(t *testing.T) {
 	}
 	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n != 0 {
 		t.Errorf("the standby reconciled %v times while not leading", n)
+	}
+	// Only the leader reports the gauge, so a sum over both replicas counts each once.
+	leaderInstances := controllerMetric(t, `nginx_operator_instances{condition="Available",status="True"}`)
+	standbyInstances := metricAt(t, metricsPort, `nginx_operator_instances{condition="Available",status="True"}`)
+	if leaderInstances < 1 || standbyInstances != 0 {
+		t.Errorf("nginx_operator_instances{Available=True}: leader %v, standby %v; want at least 1 from the leader only", leaderInstances, standbyInstances)
 	}
 
 	// Kill the leader without letting it release the Lease.
@@ -87,6 +97,9 @@ func TestControllerLeaderFailover(t *testing.T) {
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/after-failover")
 	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n == 0 {
 		t.Error("the new leader has not reconciled")
+	}
+	if n := metricAt(t, metricsPort, `nginx_operator_instances{condition="Available",status="True"}`); n < 2 {
+		t.Errorf("the new leader reports nginx_operator_instances{Available=True} = %v, want both NginxOperators", n)
 	}
 }
 

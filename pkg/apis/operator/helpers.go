@@ -16,31 +16,25 @@ limitations under the License.
 
 package operator
 
-// DesiredReplicas is the pod count the spec asks for: spec.replicas, or in QPS mode
-// ceil(totalQPS / singlePodQPS). Unset replicas outside QPS mode count as 1, the default.
+import (
+	"k8s.io/utils/ptr"
+
+	"github.com/example/nginx-operator/pkg/operand"
+)
+
+// DesiredReplicas is the pod count the spec asks for: in QPS mode
+// ceil(totalQPS / singlePodQPS), else spec.replicas, else the default.
 func (s *NginxOperatorSpec) DesiredReplicas() int32 {
 	if s.QPS != nil {
-		return DesiredReplicasOf(s.Replicas, true, s.QPS.TotalQPS, s.QPS.SinglePodQPS)
+		return operand.ReplicasForQPS(s.QPS.TotalQPS, s.QPS.SinglePodQPS)
 	}
-	return DesiredReplicasOf(s.Replicas, false, 0, 0)
+	return ptr.Deref(s.Replicas, operand.DefaultReplicas)
 }
 
-// DesiredReplicasOf is the replica rule shared by every version's spec: in QPS mode
-// ceil(total / single), else replicas, else 1.
-func DesiredReplicasOf(replicas *int32, qpsMode bool, total, single int32) int32 {
-	switch {
-	case qpsMode:
-		return QPSReplicas(total, single)
-	case replicas != nil:
-		return *replicas
-	}
-	return 1
-}
-
-// QPSReplicas returns ceil(total / single); 0 when there is no load or no valid capacity.
+// QPSReplicas returns ceil(total / single).
+//
+// Deprecated: use operand.ReplicasForQPS; this name remains until its last caller
+// (a registry test) moves.
 func QPSReplicas(total, single int32) int32 {
-	if total <= 0 || single <= 0 {
-		return 0
-	}
-	return int32((int64(total) + int64(single) - 1) / int64(single))
+	return operand.ReplicasForQPS(total, single)
 }

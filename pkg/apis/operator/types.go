@@ -109,7 +109,7 @@ type NginxOperatorStatus struct {
 	Conditions []metav1.Condition
 }
 
-// Condition types and reasons reported in status.conditions.
+// Condition types and reasons reported in status.conditions; v1alpha2 documents them.
 const (
 	ConditionAvailable        = "Available"
 	ConditionProgressing      = "Progressing"
@@ -118,5 +118,6 @@ const (
 	ReasonOperatorResourceNotAvailable  = "OperatorResourceNotAvailable"
 	ReasonOperandDeploymentNotAvailable = "OperandDeploymentNotAvailable"
 	ReasonOperandDeploymentFailed       = "OperandDeploymentFailed"
+	ReasonOperandServiceFailed          = "OperandServiceFailed"
 	ReasonOperatorSucceeded             = "OperatorSucceeded"
 )

@@ -1,0 +1,37 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package operand states the facts about the nginx Deployment that both sides of the
+// API rely on: the apiserver (validation, /scale, table columns) and the controller
+// that builds the Deployment. It depends on no API types, so either side can import it
+// without seeing the other's.
+package operand
+
+// ContainerName is the name of the nginx container in the pod template. Downward-API
+// references in spec.env may name no other container.
+const ContainerName = "nginx"
+
+// DefaultReplicas is the pod count of a spec that sets neither replicas nor qps.
+const DefaultReplicas int32 = 1
+
+// ReplicasForQPS returns the pods needed to serve total QPS at single QPS per pod,
+// ceil(total / single); 0 when there is no load or no valid per-pod capacity.
+func ReplicasForQPS(total, single int32) int32 {
+	if total <= 0 || single <= 0 {
+		return 0
+	}
+	return int32((int64(total) + int64(single) - 1) / int64(single))
+}

@@ -1,0 +1,239 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Children the cluster refuses must show in status, be retried with backoff, and
+// recover by themselves once the obstacle is gone.
+
+const degradedPath = `jsonpath={.status.conditions[?(@.type=="OperatorDegraded")].status} {.status.conditions[?(@.type=="OperatorDegraded")].reason}`
+
+func conditionField(t *testing.T, name, condition, field string) string {
+	t.Helper()
+	return get(t, "get", "ngx", name, "-o", fmt.Sprintf(`jsonpath={.status.conditions[?(@.type==%q)].%s}`, condition, field))
+}
+
+// waitForOutput polls kubectl until its output is want and returns how long it took.
+func waitForOutput(t *testing.T, timeout time.Duration, want string, args ...string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var last string
+	for {
+		if last = get(t, args...); last == want {
+			return time.Since(start)
+		}
+		if time.Since(start) > timeout {
+			t.Fatalf("timed out after %s waiting for kubectl %s = %q; last %q", timeout, strings.Join(args, " "), want, last)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// TestControllerReportsARefusedService: a nodePort another Service holds cannot be
+// validated in advance; the Service is refused, the Deployment serves anyway.
+func TestControllerReportsARefusedService(t *testing.T) {
+	const nodePort = 30123
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "ngx", "port-wanted", "--ignore-not-found", "--wait=false")
+		kubectl(t, "", "delete", "service", "port-holder", "--ignore-not-found", "--wait=false")
+	})
+	mustKubectl(t, "", "create", "service", "nodeport", "port-holder", "--tcp=80:80", fmt.Sprintf("--node-port=%d", nodePort))
+	mustKubectl(t, fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: port-wanted, namespace: default}
+spec:
+  service: {type: NodePort, ports: [{name: http, port: 80, nodePort: %d}]}
+`, nodePort), "apply", "-f", "-")
+
+	took := waitForOutput(t, 90*time.Second, "True OperandServiceFailed", "get", "ngx", "port-wanted", "-o", degradedPath)
+	t.Logf("OperatorDegraded=True OperandServiceFailed %s after create", took.Round(100*time.Millisecond))
+	if msg := conditionField(t, "port-wanted", "OperatorDegraded", "message"); !strings.Contains(msg, "provided port is already allocated") {
+		t.Errorf("OperatorDegraded message %q does not carry the server's", msg)
+	}
+	// The Deployment does not depend on the Service: it rolls out and serves.
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/port-wanted")
+	if got := get(t, "get", "ngx", "port-wanted", "-o", degradedPath); got != "True OperandServiceFailed" {
+		t.Errorf("with the Deployment available, OperatorDegraded = %q; the Service is still missing", got)
+	}
+
+	// Freeing the port is no event the controller watches: the backed-off retry finds it.
+	mustKubectl(t, "", "delete", "service", "port-holder")
+	took = waitForOutput(t, 3*time.Minute, "False OperatorSucceeded", "get", "ngx", "port-wanted", "-o", degradedPath)
+	t.Logf("recovered %s after the port was freed", took.Round(100*time.Millisecond))
+	if got := get(t, "get", "service", "port-wanted", "-o", "jsonpath={.spec.ports[0].nodePort}"); got != strconv.Itoa(nodePort) {
+		t.Errorf("service nodePort = %q", got)
+	}
+}
+
+const (
+	refusedImage = "registry.invalid/refused:1"
+	policyName   = "nginx-operator-e2e-refuse-image"
+	policyText   = "nginx-operator e2e refuses image " + refusedImage
+)
+
+var refusePolicy = fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: %[1]s}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: "object.spec.template.spec.containers.all(c, c.image != '%[2]s')"
+    message: "%[3]s"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: %[1]s}
+spec:
+  policyName: %[1]s
+  validationActions: [Deny]
+`, policyName, refusedImage, policyText)
+
+// TestControllerReportsARefusedDeploymentAndBacksOff: an admission policy refuses the
+// new Deployment; the old one keeps serving, retries back off, and removing the policy
+// lets the retry through.
+func TestControllerReportsARefusedDeploymentAndBacksOff(t *testing.T) {
+	t.Cleanup(func() {
+		kubectl(t, refusePolicy, "delete", "--ignore-not-found", "-f", "-")
+		kubectl(t, "", "delete", "ngx", "refused", "--ignore-not-found", "--wait=false")
+	})
+	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: refused, namespace: default}\nspec: {replicas: 2}\n", "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/refused")
+
+	mustKubectl(t, refusePolicy, "apply", "-f", "-")
+	waitFor(t, time.Minute, "the admission policy to be enforced", func() bool {
+		_, errOut, err := kubectl(t, "", "create", "deployment", "policy-probe", "--image", refusedImage, "--dry-run=server")
+		return err != nil && strings.Contains(errOut, policyText)
+	})
+
+	mustKubectl(t, "", "patch", "ngx", "refused", "--type", "merge", "-p", fmt.Sprintf(`{"spec":{"image":%q}}`, refusedImage))
+	took := waitForOutput(t, 90*time.Second, "True OperandDeploymentFailed", "get", "ngx", "refused", "-o", degradedPath)
+	t.Logf("OperatorDegraded=True OperandDeploymentFailed %s after the patch", took.Round(100*time.Millisecond))
+	if msg := conditionField(t, "refused", "OperatorDegraded", "message"); !strings.Contains(msg, policyText) {
+		t.Errorf("OperatorDegraded message %q does not carry the policy's", msg)
+	}
+	if got := conditionField(t, "refused", "Available", "status"); got != "True" {
+		t.Errorf("Available = %q; the Deployment of the previous spec still serves", got)
+	}
+
+	// Both sides count the attempts: the policy's denials and the controller's failed writes.
+	const window = 30 * time.Second
+	deniedBefore := policyDenials(t)
+	failedBefore := controllerMetric(t, `nginx_operator_write_errors_total{kind="Deployment"}`)
+	time.Sleep(window)
+	denied := policyDenials(t) - deniedBefore
+	failed := controllerMetric(t, `nginx_operator_write_errors_total{kind="Deployment"}`) - failedBefore
+	t.Logf("over %s: %v applies denied by the policy, %v failed Deployment writes counted by the controller", window, denied, failed)
+	// Exponential backoff from 5ms allows about a dozen attempts in the first 30s of
+	// failing and fewer later; a hot loop would make hundreds.
+	if denied < 1 || denied > 20 || failed > 20 {
+		t.Errorf("want a few retries in %s, got %v denials and %v failed writes", window, denied, failed)
+	}
+
+	mustKubectl(t, refusePolicy, "delete", "-f", "-")
+	took = waitForOutput(t, 3*time.Minute, "False OperatorSucceeded", "get", "ngx", "refused", "-o", degradedPath)
+	t.Logf("recovered %s after the policy was removed", took.Round(100*time.Millisecond))
+	if got := get(t, "get", "deployment", "refused", "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != refusedImage {
+		t.Errorf("deployment image = %q", got)
+	}
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/refused")
+}
+
+// policyDenials reads kube-apiserver's count of requests the test policy denied.
+func policyDenials(t *testing.T) float64 {
+	t.Helper()
+	out := mustKubectl(t, "", "get", "--raw", "/metrics")
+	var total float64
+	scanner := bufio.NewScanner(strings.NewReader(out))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if !strings.HasPrefix(line, "apiserver_validating_admission_policy_check_total{") ||
+			!strings.Contains(line, `policy="`+policyName+`"`) || !strings.Contains(line, `enforcement_action="deny"`) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("parsing %q: %v", line, err)
+		}
+		total += v
+	}
+	return total
+}
+
+// TestValidationRefusesWhatTheClusterWould: the example of the issue never reaches
+// the controller any more.
+func TestValidationRefusesWhatTheClusterWould(t *testing.T) {
+	_, errOut, err := kubectl(t, `apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: bad-fieldref, namespace: default}
+spec:
+  env: [{name: X, valueFrom: {fieldRef: {fieldPath: not.a.field}}}]
+`, "apply", "-f", "-")
+	if err == nil {
+		kubectl(t, "", "delete", "ngx", "bad-fieldref", "--ignore-not-found", "--wait=false")
+		t.Fatal("an env fieldRef kube-apiserver refuses was accepted")
+	}
+	if !strings.Contains(errOut, "spec.env[0].valueFrom.fieldRef.fieldPath") || !strings.Contains(errOut, "Unsupported value") {
+		t.Errorf("error does not name our field: %s", errOut)
+	}
+}
+
+// TestControllerIgnoresUnrelatedObjects: Deployments and Services the controller did
+// not create are neither cached nor reconciled.
+func TestControllerIgnoresUnrelatedObjects(t *testing.T) {
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "deployment,service", "unrelated", "--ignore-not-found", "--wait=false")
+	})
+	reconciles := func() (float64, float64) {
+		return controllerMetric(t, "controller_runtime_reconcile_total"), controllerMetric(t, "nginx_operator_reconciles_total")
+	}
+	// Let reconciles caused by earlier tests settle first; quiet for longer than a
+	// blocked NginxOperator's recheck interval (10s) means none is left.
+	quietSince, lastAll, lastOurs := time.Now(), -1.0, -1.0
+	waitFor(t, 3*time.Minute, "reconciles to stop", func() bool {
+		all, ours := reconciles()
+		if all != lastAll || ours != lastOurs {
+			quietSince, lastAll, lastOurs = time.Now(), all, ours
+		}
+		return time.Since(quietSince) > 12*time.Second
+	})
+
+	mustKubectl(t, "", "create", "deployment", "unrelated", "--image", "nginx", "--replicas", "2")
+	mustKubectl(t, "", "create", "service", "clusterip", "unrelated", "--tcp=80:80")
+	mustKubectl(t, "", "rollout", "status", "deployment/unrelated", "--timeout", "90s")
+	mustKubectl(t, "", "scale", "deployment", "unrelated", "--replicas", "3")
+	mustKubectl(t, "", "rollout", "status", "deployment/unrelated", "--timeout", "90s")
+	mustKubectl(t, "", "label", "service", "unrelated", "touched=yes")
+	time.Sleep(3 * time.Second)
+
+	all, ours := reconciles()
+	t.Logf("reconciles while an unrelated Deployment rolled out and scaled: controller-runtime %v -> %v, ours %v -> %v", lastAll, all, lastOurs, ours)
+	if all != lastAll || ours != lastOurs {
+		t.Errorf("unrelated objects caused reconciles: controller_runtime_reconcile_total %v -> %v, nginx_operator_reconciles_total %v -> %v", lastAll, all, lastOurs, ours)
+	}
+}
