@@ -18,27 +18,22 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
 	"os"
 
-	"github.com/spf13/cobra"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/util/compatibility"
 	"k8s.io/component-base/cli"
 
-	"github.com/example/nginx-operator/pkg/apiserver"
+	"github.com/example/nginx-operator/pkg/cmd/server"
 )
 
 func main() {
 	ctx := genericapiserver.SetupSignalContext()
-	opts := apiserver.NewOptions(os.Stdout)
-	cmd := &cobra.Command{
-		Use:          "apiserver",
-		Short:        "Serve the operator.example.com API (nginxoperators) as an aggregated API server",
-		SilenceUsage: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return opts.Run(cmd.Context())
-		},
+	options, err := server.NewOptions(os.Stdout, compatibility.DefaultComponentGlobalsRegistry)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	cmd.SetContext(ctx)
-	opts.AddFlags(cmd.Flags())
-	os.Exit(cli.Run(cmd))
+	os.Exit(cli.Run(server.NewCommand(ctx, options)))
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
@@ -29,7 +30,8 @@ import (
 	"github.com/example/nginx-operator/pkg/registry/nginxoperator"
 )
 
-// Config is the configuration of the server.
+// Config is the configuration of the server. GenericConfig.EffectiveVersion must be
+// nginx-operator's: it decides which API versions are served.
 type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
 }
@@ -46,12 +48,22 @@ type Server struct {
 
 // Complete fills in defaults of the generic configuration.
 func (c *Config) Complete() CompletedConfig {
+	c.GenericConfig.BuildHandlerChainFunc = withReleaseNamedDeprecations(c.GenericConfig.BuildHandlerChainFunc, releaseNamedDeprecations(Scheme, operator.GroupName))
 	return CompletedConfig{generic: c.GenericConfig.Complete()}
 }
 
-// New builds the server and installs the operator.example.com group in every version.
+// New builds the server and installs the operator.example.com group in every version
+// that is available at the emulated nginx-operator release.
 func (c CompletedConfig) New() (*Server, error) {
 	generic, err := c.generic.New("nginx-operator-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return nil, err
+	}
+
+	resource := operator.Resource("nginxoperators")
+	versions, err := servedVersions(generic, c.generic.MergedResourceConfig, Scheme, resource,
+		func() runtime.Object { return &operator.NginxOperator{} },
+		v1alpha2.SchemeGroupVersion.Version, v1alpha1.SchemeGroupVersion.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -59,16 +71,15 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
 	}
-
 	group := genericapiserver.NewDefaultAPIGroupInfo(operator.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 	group.NegotiatedSerializer = withoutProtobuf{Codecs}
-	resources := map[string]rest.Storage{
-		"nginxoperators":        storage.NginxOperator,
-		"nginxoperators/status": storage.Status,
-		"nginxoperators/scale":  storage.Scale,
+	for _, version := range versions {
+		group.VersionedResourcesStorageMap[version] = map[string]rest.Storage{
+			resource.Resource:             storage.NginxOperator,
+			resource.Resource + "/status": storage.Status,
+			resource.Resource + "/scale":  storage.Scale,
+		}
 	}
-	group.VersionedResourcesStorageMap[v1alpha2.SchemeGroupVersion.Version] = resources
-	group.VersionedResourcesStorageMap[v1alpha1.SchemeGroupVersion.Version] = resources
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package apiserver assembles the nginx-operator aggregated API server:
-// scheme, configuration, options, embedded etcd and standalone security.
+// Package apiserver is the nginx-operator aggregated API server: its scheme and
+// Config → Complete → New. Command-line options live in pkg/cmd/server.
 package apiserver
 
 import (

@@ -30,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
@@ -127,17 +128,25 @@ func TestAPIServer(t *testing.T) {
 		}
 	})
 
-	t.Run("v1alpha1 requests carry a deprecation warning", func(t *testing.T) {
+	t.Run("v1alpha1 requests carry a deprecation warning in nginx-operator releases", func(t *testing.T) {
+		const want = `299 - "operator.example.com/v1alpha1 NginxOperator is deprecated in nginx-operator v0.1+, unavailable in v0.4+; use operator.example.com/v1alpha2 NginxOperator"`
 		for _, path := range []string{"/apis/operator.example.com/v1alpha1/namespaces/default/nginxoperators", "/apis/operator.example.com/v1alpha2/namespaces/default/nginxoperators"} {
 			resp := get(t, s.httpClient(false), s.url(path), "application/json")
-			warning := resp.Header.Get("Warning")
-			deprecated := strings.Contains(path, "v1alpha1")
-			if deprecated && !strings.Contains(warning, "deprecated") || deprecated && !strings.Contains(warning, "operator.example.com/v1alpha2 NginxOperator") {
-				t.Errorf("%s: Warning = %q, want a deprecation naming v1alpha2", path, warning)
+			warnings := resp.Header.Values("Warning")
+			if strings.Contains(path, "v1alpha1") && (len(warnings) != 1 || warnings[0] != want) {
+				t.Errorf("%s: Warning = %q, want [%s]", path, warnings, want)
 			}
-			if !deprecated && warning != "" {
-				t.Errorf("%s: unexpected Warning %q", path, warning)
+			if strings.Contains(path, "v1alpha2") && len(warnings) != 0 {
+				t.Errorf("%s: unexpected Warning %q", path, warnings)
 			}
+		}
+	})
+
+	t.Run("version reports the nginx-operator release", func(t *testing.T) {
+		var info version.Info
+		decode(t, get(t, s.httpClient(false), s.url("/version"), "application/json"), &info)
+		if info.GitVersion != builtVersion || info.Major != "0" || info.Minor != "1" || info.EmulationMajor != "0" || info.EmulationMinor != "1" {
+			t.Errorf("/version = %+v, want %s (0.1), emulating 0.1", info, builtVersion)
 		}
 	})
 

@@ -20,12 +20,14 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +39,10 @@ import (
 
 var apiserverBinary string
 
+// builtVersion is stamped into the binary the way a release build does, so the tests
+// see it come back from --version and /version.
+const builtVersion = "v0.1.7-integration.1"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "nginx-operator-integration-")
 	if err != nil {
@@ -44,7 +50,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	apiserverBinary = filepath.Join(dir, "apiserver")
-	build := exec.Command("go", "build", "-o", apiserverBinary, "github.com/example/nginx-operator/cmd/apiserver")
+	build := exec.Command("go", "build", "-o", apiserverBinary,
+		"-ldflags", "-X github.com/example/nginx-operator/pkg/version.gitVersion="+builtVersion,
+		"github.com/example/nginx-operator/cmd/apiserver")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building apiserver:", err)
@@ -66,16 +74,37 @@ type server struct {
 	client  *clientset.Clientset
 }
 
-// startServer starts the apiserver on a free loopback port and waits until it is ready.
-func startServer(t *testing.T, dataDir string) *server {
+// startServer starts the apiserver in standalone mode on a free loopback port, with
+// extraArgs, and waits until it is ready. A port picked free can be taken by another
+// process before the server binds it (suites run in parallel); then it starts again
+// on another port.
+func startServer(t *testing.T, dataDir string, extraArgs ...string) *server {
 	t.Helper()
-	s := &server{t: t, dataDir: dataDir, port: freePort(t), exited: make(chan struct{})}
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		s, err := tryStartServer(t, dataDir, extraArgs)
+		if err == nil {
+			return s
+		}
+		if !errors.Is(err, errPortTaken) || attempt == attempts {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; starting again on another port", attempt, err)
+	}
+}
+
+var errPortTaken = errors.New("the port was taken before the apiserver could bind it")
+
+func tryStartServer(t *testing.T, dataDir string, extraArgs []string) (*server, error) {
+	t.Helper()
+	s := &server{t: t, dataDir: dataDir, port: pickPort(t), exited: make(chan struct{})}
 	logFile, err := os.Create(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cmd = exec.Command(apiserverBinary, "--standalone", "--data-dir", dataDir,
-		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port))
+	args := append([]string{"--standalone", "--data-dir", dataDir,
+		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, extraArgs...)
+	s.cmd = exec.Command(apiserverBinary, args...)
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -83,28 +112,39 @@ func startServer(t *testing.T, dataDir string) *server {
 	go func() { _ = s.cmd.Wait(); logFile.Close(); close(s.exited) }()
 	t.Cleanup(s.stop)
 
-	deadline := time.Now().Add(90 * time.Second)
+	started := time.Now()
+	deadline := started.Add(90 * time.Second)
 	for {
 		if err := s.loadClients(); err == nil {
 			if body, err := s.client.RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background()); err == nil && string(body) == "ok" {
-				return s
+				t.Logf("apiserver ready on port %d after %s", s.port, time.Since(started).Round(time.Millisecond))
+				return s, nil
 			}
 		}
 		select {
 		case <-s.exited:
-			t.Fatalf("apiserver exited early; log: %s", readFile(logFile.Name()))
+			log := readFile(logFile.Name())
+			if strings.Contains(log, "bind: address already in use") {
+				return nil, fmt.Errorf("port %d: %w", s.port, errPortTaken)
+			}
+			return nil, fmt.Errorf("apiserver exited early; log: %s", log)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("apiserver not ready within 90s; log: %s", readFile(logFile.Name()))
+			return nil, fmt.Errorf("apiserver not ready within 90s; log: %s", readFile(logFile.Name()))
 		}
 	}
 }
 
+// loadClients reads the kubeconfig this server writes, once it names this server's
+// port: one left by an earlier server on the same data directory points elsewhere.
 func (s *server) loadClients() error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(s.dataDir, "kubeconfig"))
 	if err != nil {
 		return err
+	}
+	if want := s.url(""); cfg.Host != want {
+		return fmt.Errorf("kubeconfig points at %s, not yet at %s", cfg.Host, want)
 	}
 	cfg.Timeout = 30 * time.Second
 	client, err := clientset.NewForConfig(cfg)
@@ -151,6 +191,10 @@ func (s *server) httpClient(anonymous bool) *http.Client {
 	return c
 }
 
+// pickPort is where servers get their port; a test replaces it to hand out a taken one.
+var pickPort = freePort
+
+// freePort returns a port that was free a moment ago; startServer retries when it is not.
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -22,9 +22,9 @@ import (
 
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-// +k8s:prerelease-lifecycle-gen:introduced=1.36
-// +k8s:prerelease-lifecycle-gen:deprecated=1.37
-// +k8s:prerelease-lifecycle-gen:removed=1.40
+// +k8s:prerelease-lifecycle-gen:introduced=0.1
+// +k8s:prerelease-lifecycle-gen:deprecated=0.1
+// +k8s:prerelease-lifecycle-gen:removed=0.4
 // +k8s:prerelease-lifecycle-gen:replacement=operator.example.com,v1alpha2,NginxOperator
 
 // NginxOperator runs nginx as a Deployment with a Service in front of it.
@@ -43,9 +43,9 @@ type NginxOperator struct {
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-// +k8s:prerelease-lifecycle-gen:introduced=1.36
-// +k8s:prerelease-lifecycle-gen:deprecated=1.37
-// +k8s:prerelease-lifecycle-gen:removed=1.40
+// +k8s:prerelease-lifecycle-gen:introduced=0.1
+// +k8s:prerelease-lifecycle-gen:deprecated=0.1
+// +k8s:prerelease-lifecycle-gen:removed=0.4
 // +k8s:prerelease-lifecycle-gen:replacement=operator.example.com,v1alpha2,NginxOperatorList
 
 // NginxOperatorList is a list of NginxOperators.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package apiserver
+package standalone
 
 import (
 	"net"
@@ -23,14 +23,14 @@ import (
 
 func TestStandalonePKIIsReusedAndFollowsTheBindAddress(t *testing.T) {
 	dir := t.TempDir()
-	first, err := loadOrCreateStandalonePKI(dir, net.ParseIP("0.0.0.0"))
+	first, err := LoadOrCreatePKI(dir, net.ParseIP("0.0.0.0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := first.serving.cert.VerifyHostname("127.0.0.1"); err != nil {
 		t.Fatal(err)
 	}
-	again, err := loadOrCreateStandalonePKI(dir, nil)
+	again, err := LoadOrCreatePKI(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestStandalonePKIIsReusedAndFollowsTheBindAddress(t *testing.T) {
 		t.Errorf("admin certificate groups = %v", again.admin.cert.Subject.Organization)
 	}
 
-	moved, err := loadOrCreateStandalonePKI(dir, net.ParseIP("10.1.2.3"))
+	moved, err := LoadOrCreatePKI(dir, net.ParseIP("10.1.2.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

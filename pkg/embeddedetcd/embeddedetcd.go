@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package apiserver
+// Package embeddedetcd runs a single-member etcd inside the apiserver process. It is a
+// convenience for local runs and tests: its data is local to one process, so it must
+// never back more than one apiserver replica.
+package embeddedetcd
 
 import (
 	"fmt"
@@ -26,16 +29,17 @@ import (
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
-// EmbeddedEtcd is a single-member etcd inside the apiserver process, used when no
-// --etcd-servers are given. Its data lives under the data directory and survives restarts.
-type EmbeddedEtcd struct {
+// Etcd is a running single-member etcd. Its data lives under the data directory and
+// survives restarts.
+type Etcd struct {
 	etcd *embed.Etcd
 	// ClientURL is the loopback URL the storage layer connects to.
 	ClientURL string
 }
 
-// StartEmbeddedEtcd starts etcd in dataDir/etcd, listening on free loopback ports.
-func StartEmbeddedEtcd(dataDir string) (*EmbeddedEtcd, error) {
+// Start starts etcd in dataDir/etcd, listening on free loopback ports, and waits until
+// it is ready. Its log goes to dataDir/etcd.log.
+func Start(dataDir string) (*Etcd, error) {
 	dir := filepath.Join(dataDir, "etcd")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating etcd data directory: %w", err)
@@ -67,10 +71,10 @@ func StartEmbeddedEtcd(dataDir string) (*EmbeddedEtcd, error) {
 		e.Close()
 		return nil, fmt.Errorf("embedded etcd not ready after a minute; see %s", cfg.LogOutputs[0])
 	}
-	return &EmbeddedEtcd{etcd: e, ClientURL: "http://" + e.Clients[0].Addr().String()}, nil
+	return &Etcd{etcd: e, ClientURL: "http://" + e.Clients[0].Addr().String()}, nil
 }
 
 // Close stops etcd and waits until its data is flushed.
-func (e *EmbeddedEtcd) Close() {
+func (e *Etcd) Close() {
 	e.etcd.Close()
 }

@@ -1,0 +1,79 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package server
+
+import (
+	"fmt"
+	"net"
+
+	"k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	basecompatibility "k8s.io/component-base/compatibility"
+	netutils "k8s.io/utils/net"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/apiserver"
+	generatedopenapi "github.com/example/nginx-operator/pkg/generated/openapi"
+	"github.com/example/nginx-operator/pkg/standalone"
+)
+
+// Config turns completed, valid options into the server's configuration. In standalone
+// mode it creates (or reuses) the PKI and writes the admin kubeconfig.
+func (o *Options) Config() (*apiserver.Config, error) {
+	var pki *standalone.PKI
+	if o.Standalone {
+		var err error
+		if pki, err = standalone.LoadOrCreatePKI(o.DataDir, o.Recommended.SecureServing.BindAddress); err != nil {
+			return nil, err
+		}
+		o.Recommended.SecureServing.ServerCert.CertKey.CertFile = pki.ServingCertFile()
+		o.Recommended.SecureServing.ServerCert.CertKey.KeyFile = pki.ServingKeyFile()
+	} else if err := o.Recommended.SecureServing.MaybeDefaultWithSelfSignedCerts("localhost", nil, []net.IP{netutils.ParseIPSloppy("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
+	}
+
+	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	// Also sets the effective version, nginx-operator's: it decides which API versions are served.
+	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
+		return nil, err
+	}
+	// nginx-operator has no feature gates; the generic server's are the libraries'.
+	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
+	namer := openapi.NewDefinitionNamer(apiserver.Scheme)
+	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIConfig.Info.Title = "nginx-operator"
+	serverConfig.OpenAPIConfig.Info.Version = v1alpha2.SchemeGroupVersion.Version
+	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
+	serverConfig.OpenAPIV3Config.Info.Title = "nginx-operator"
+	serverConfig.OpenAPIV3Config.Info.Version = v1alpha2.SchemeGroupVersion.Version
+
+	if err := o.Recommended.ApplyTo(serverConfig); err != nil {
+		return nil, err
+	}
+	if pki != nil {
+		if err := standalone.ApplySecurity(&serverConfig.Config, pki, healthPaths); err != nil {
+			return nil, err
+		}
+		file, err := standalone.WriteAdminKubeconfig(o.DataDir, pki, o.Recommended.SecureServing.BindAddress, o.Recommended.SecureServing.BindPort)
+		if err != nil {
+			return nil, fmt.Errorf("writing kubeconfig: %w", err)
+		}
+		fmt.Fprintf(o.Out, "Standalone mode: use KUBECONFIG=%s\n", file)
+	}
+	serverConfig.Authentication.Authenticator = anonymousOnlyForHealth{delegate: serverConfig.Authentication.Authenticator}
+	return &apiserver.Config{GenericConfig: serverConfig}, nil
+}

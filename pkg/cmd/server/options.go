@@ -1,0 +1,103 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package server turns the apiserver's command line into a running server:
+// Options → flags → Complete → Validate → Config → Run, as k8s.io/sample-apiserver's
+// pkg/cmd/server does.
+package server
+
+import (
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	basecompatibility "k8s.io/component-base/compatibility"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/apiserver"
+	"github.com/example/nginx-operator/pkg/version"
+)
+
+const etcdPathPrefix = "/registry/operator.example.com"
+
+// Options are the command-line options of the apiserver.
+type Options struct {
+	ServerRun   *genericoptions.ServerRunOptions
+	Recommended *genericoptions.RecommendedOptions
+	// ComponentGlobalsRegistry holds the effective versions and feature gates of
+	// nginx-operator and of the Kubernetes libraries ("kube").
+	ComponentGlobalsRegistry basecompatibility.ComponentGlobalsRegistry
+
+	// Standalone serves without a kube-apiserver: its own CA, client certificates, system:masters only.
+	Standalone bool
+	// DataDir holds the embedded etcd data and, in standalone mode, the PKI and kubeconfig.
+	// Empty unless given: the embedded etcd is never a silent fallback.
+	DataDir string
+	// PrintVersion prints the version and quits.
+	PrintVersion bool
+
+	Out io.Writer
+}
+
+// NewOptions returns options with the defaults of an aggregated API server.
+// registry is compatibility.DefaultComponentGlobalsRegistry in the binary; tests pass
+// their own. It fails only for a binary stamped with a version that is not semantic.
+func NewOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegistry) (*Options, error) {
+	binary, err := version.Binary()
+	if err != nil {
+		return nil, err
+	}
+	return newOptions(out, registry, binary), nil
+}
+
+func newOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegistry, binary *utilversion.Version) *Options {
+	registerComponents(registry, binary)
+	o := &Options{
+		ServerRun:                genericoptions.NewServerRunOptionsForComponent(version.ComponentName, registry),
+		Recommended:              genericoptions.NewRecommendedOptions(etcdPathPrefix, apiserver.Codecs.LegacyCodec(v1alpha2.SchemeGroupVersion)),
+		ComponentGlobalsRegistry: registry,
+		Out:                      out,
+	}
+	o.Recommended.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(v1alpha2.SchemeGroupVersion, schema.GroupKind{Group: v1alpha2.GroupName})
+	o.Recommended.SecureServing.BindPort = 8443
+	// Without it, open watches (kube-controller-manager keeps several through the
+	// aggregator) hold a graceful shutdown for the full request timeout.
+	o.ServerRun.ShutdownWatchTerminationGracePeriod = 5 * time.Second
+	// Unauthenticated requests get 401 except on health endpoints (anonymousOnlyForHealth),
+	// which kubelet probes reach without credentials, sub-paths such as /readyz/etcd included.
+	o.Recommended.Authorization.AlwaysAllowPaths = healthPaths
+	return o
+}
+
+// AddFlags registers the flags of the apiserver.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	o.ServerRun.AddUniversalFlags(fs)
+	o.Recommended.AddFlags(fs)
+	fs.Lookup("etcd-servers").Usage += " Required unless --data-dir asks for an embedded etcd."
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, ""+
+		"Directory for local state, created if missing; no default. Without --etcd-servers, setting it runs an "+
+		"embedded single-member etcd with its data in DIR/etcd: for local development and tests only, never for "+
+		"more than one replica, whose stores would diverge. With --standalone it also holds the PKI (DIR/pki) and "+
+		"an admin kubeconfig (DIR/kubeconfig). Without --etcd-servers and without --data-dir the server refuses to start.")
+	fs.BoolVar(&o.Standalone, "standalone", o.Standalone, ""+
+		"Serve without a kube-apiserver: create a CA, a serving certificate and an admin kubeconfig under --data-dir, "+
+		"accept client certificates from that CA only and authorize only the group system:masters. Requires --data-dir.")
+	fs.BoolVar(&o.PrintVersion, "version", o.PrintVersion, "Print the nginx-operator version and quit.")
+}

@@ -1,0 +1,46 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"net"
+	"testing"
+)
+
+func TestStartServerMovesOnWhenItsPortIsTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+
+	handedOut := 0
+	pickPort = func(t *testing.T) int {
+		handedOut++
+		if handedOut == 1 {
+			return takenPort
+		}
+		return freePort(t)
+	}
+	defer func() { pickPort = freePort }()
+
+	s := startServer(t, t.TempDir())
+	if s.port == takenPort || handedOut != 2 {
+		t.Errorf("server on port %d after %d ports; want another port than the taken %d, on the second try", s.port, handedOut, takenPort)
+	}
+}
