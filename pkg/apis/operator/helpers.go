@@ -30,11 +30,3 @@ func (s *NginxOperatorSpec) DesiredReplicas() int32 {
 	}
 	return ptr.Deref(s.Replicas, operand.DefaultReplicas)
 }
-
-// QPSReplicas returns ceil(total / single).
-//
-// Deprecated: use operand.ReplicasForQPS; this name remains until its last caller
-// (a registry test) moves.
-func QPSReplicas(total, single int32) int32 {
-	return operand.ReplicasForQPS(total, single)
-}

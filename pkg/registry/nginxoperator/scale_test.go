@@ -68,13 +68,3 @@ func TestValidateScale(t *testing.T) {
 		})
 	}
 }
-
-func TestQPSReplicas(t *testing.T) {
-	for _, tc := range []struct{ total, single, want int32 }{
-		{2400, 800, 3}, {2401, 800, 4}, {1, 800, 1}, {0, 800, 0}, {800, 800, 1}, {2147483647, 1, 2147483647}, {10, 0, 0},
-	} {
-		if got := operator.QPSReplicas(tc.total, tc.single); got != tc.want {
-			t.Errorf("QPSReplicas(%d, %d) = %d, want %d", tc.total, tc.single, got, tc.want)
-		}
-	}
-}
