@@ -291,14 +291,19 @@ node_cleanup() {
   ip link del "${NODE_BRIDGE}" 2>/dev/null || true
   [[ -f "${NODE_DIR}/saved-ip_forward" ]] && cat "${NODE_DIR}/saved-ip_forward" >/proc/sys/net/ipv4/ip_forward
   [[ -f "${NODE_DIR}/saved-bridge_nf_call_iptables" ]] && cat "${NODE_DIR}/saved-bridge_nf_call_iptables" >/proc/sys/net/bridge/bridge-nf-call-iptables
-  local dir
+  local dir left=0
   for dir in "${NODE_FIXED_DIRS[@]}"; do
     for entry in $(new_entries "${dir}"); do
-      if findmnt -rn -o TARGET | grep -qF -- "${entry}"; then
-        log "not removing ${entry}: something is still mounted there" >&2
+      # What is mounted below an entry this node created is this node's too.
+      while read -r mnt; do
+        umount -l "${mnt}" 2>/dev/null || true
+      done < <(findmnt -rn -o TARGET | grep -F -- "${entry}/" | sort -r)
+      if findmnt -rn -o TARGET | grep -qxF -- "${entry}"; then
+        log "not removing ${entry}: it is still a mount point" >&2
+        left=1
         continue
       fi
-      rm -rf -- "${entry}"
+      rm -rf -- "${entry}" || left=1
     done
   done
   # kubelet's cgroups (one hierarchy per controller on cgroup v1), deepest first, unless
@@ -310,5 +315,6 @@ node_cleanup() {
     log "mounts under ${NODE_DIR} remain; not removing it" >&2
     return 1
   fi
+  ((left == 0)) || return 1
   log "removed node ${NODE_NAME}: processes, mounts, network namespaces, iptables rules, bridge and route"
 }

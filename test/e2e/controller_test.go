@@ -30,11 +30,7 @@ import (
 // get returns a jsonpath of an object, or "" when it cannot be read.
 func get(t *testing.T, args ...string) string {
 	t.Helper()
-	out, _, err := kubectl(t, "", args...)
-	if err != nil {
-		return ""
-	}
-	return out
+	return kc.Get(t, args...)
 }
 
 func waitForValue(t *testing.T, timeout time.Duration, want string, args ...string) {

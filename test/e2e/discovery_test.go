@@ -17,7 +17,6 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -26,6 +25,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 func TestDiscovery(t *testing.T) {
@@ -89,13 +90,5 @@ func TestAPIServiceAvailableSoonAfterRestart(t *testing.T) {
 
 func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	for !done() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	framework.WaitFor(t, timeout, what, done)
 }

@@ -86,13 +86,14 @@ func (s *Stack) Up(portVars []string, attempts int, timeout time.Duration) error
 	}
 }
 
-// Down runs hack/local-down.sh, which stops the stack by PID and removes its directory.
-func (s *Stack) Down(timeout time.Duration) error {
+// Down runs hack/local-down.sh, which stops the stack by PID and removes its directory,
+// and returns what it printed.
+func (s *Stack) Down(timeout time.Duration) (string, error) {
 	out, err := s.Script("local-down.sh", timeout)
 	if err != nil {
-		return fmt.Errorf("local-down: %v\n%s", err, out)
+		return out, fmt.Errorf("local-down: %v\n%s", err, out)
 	}
-	return nil
+	return out, nil
 }
 
 // Script runs a script of hack/ against this stack.
