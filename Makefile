@@ -44,3 +44,7 @@ run-standalone: build ## Only the apiserver, standalone, on embedded etcd under 
 
 clean: down ## Stop the local stack, remove binaries and local state
 	rm -rf $(BIN) $(LOCAL) .local-standalone
+
+.PHONY: images
+images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset
+	./hack/images/build.sh $(IMAGES)

@@ -1,0 +1,366 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package images tests hack/images/build.sh: it builds the images as `make images` does
+// and checks what is inside them by unpacking the archives and running their programs
+// chroot'ed, nginx in a network namespace of its own.
+package images
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"debug/elf"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var semanticVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+func TestImages(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: buildah's vfs store, chroot and namespaces")
+	}
+	if _, err := exec.LookPath("buildah"); err != nil {
+		t.Skip("needs buildah (Debian: apt-get install buildah)")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"nginx-operator", "pause", "nginx"}
+	toolsDir := os.Getenv("TOOLS_BIN_DIR")
+	if toolsDir == "" {
+		toolsDir = filepath.Join(root, "hack/tools/bin")
+	}
+	withEtcd := fileExists(filepath.Join(toolsDir, "env.sh"))
+	if withEtcd {
+		names = append(names, "etcd")
+	}
+
+	headBeforeBuild := gitHead(root)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	start := time.Now()
+	build := exec.CommandContext(ctx, filepath.Join(root, "hack/images/build.sh"), names...)
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	t.Logf("hack/images/build.sh %s took %v:\n%s", strings.Join(names, " "), time.Since(start).Round(time.Millisecond), out)
+	if err != nil {
+		t.Fatalf("build.sh failed: %v", err)
+	}
+	images := readImagesEnv(t, filepath.Join(root, "_output/images/images.env"))
+
+	t.Run("nginx-operator", func(t *testing.T) {
+		a, rootfs := unpackImage(t, images, "NGINX_OPERATOR")
+		expectConfig(t, a, "65532:65532")
+		labels := a.Config.Config.Labels
+		for _, key := range []string{"title", "source", "licenses", "version", "revision"} {
+			if labels["org.opencontainers.image."+key] == "" {
+				t.Errorf("label org.opencontainers.image.%s is missing or empty: %v", key, labels)
+			}
+		}
+		version := labels["org.opencontainers.image.version"]
+		if !semanticVersion.MatchString(version) {
+			t.Errorf("version label %q is not a semantic version", version)
+		}
+		if head := gitHead(root); head != headBeforeBuild {
+			t.Logf("HEAD moved from %s to %s during the build; not comparing the revision label", headBeforeBuild, head)
+		} else if got := labels["org.opencontainers.image.revision"]; head != "" && got != head {
+			t.Errorf("revision label = %q, want HEAD %q", got, head)
+		}
+		for _, binary := range []string{"apiserver", "controller"} {
+			expectStatic(t, filepath.Join(rootfs, binary))
+		}
+		help := runChroot(t, rootfs, 65532, "/apiserver", "--help")
+		expectContains(t, "/apiserver --help", help, "--etcd-servers", "--secure-port")
+		help = runChroot(t, rootfs, 65532, "/controller", "--help")
+		expectContains(t, "/controller --help", help, "-leader-elect", "-metrics-bind-address")
+		// The version was stamped into the binary, not only written on the label.
+		stamped := runChroot(t, rootfs, 65532, "/apiserver", "--version")
+		expectContains(t, "/apiserver --version", stamped, version, labels["org.opencontainers.image.revision"])
+	})
+
+	t.Run("pause", func(t *testing.T) {
+		a, rootfs := unpackImage(t, images, "PAUSE")
+		expectConfig(t, a, "65535:65535")
+		if !slices.Equal(a.Config.Config.Entrypoint, []string{"/pause"}) {
+			t.Errorf("entrypoint = %q, want [/pause]", a.Config.Config.Entrypoint)
+		}
+		expectStatic(t, filepath.Join(rootfs, "pause"))
+		expectPauseStopsOnSIGTERM(t, rootfs)
+	})
+
+	t.Run("etcd", func(t *testing.T) {
+		if !withEtcd {
+			t.Skipf("no %s: the etcd image is built from the etcd `make tools` builds", filepath.Join(toolsDir, "env.sh"))
+		}
+		a, rootfs := unpackImage(t, images, "ETCD")
+		expectConfig(t, a, "65532:65532")
+		// artifacts/deploy/20-etcd.yaml runs `etcd`, found through the image's PATH.
+		if !slices.ContainsFunc(a.Config.Config.Env, func(env string) bool {
+			return env == "PATH=/usr/local/bin" || strings.HasPrefix(env, "PATH=/usr/local/bin:")
+		}) {
+			t.Errorf("env %q does not put /usr/local/bin on PATH", a.Config.Config.Env)
+		}
+		// Without a volume (docker run), etcd must be able to write its data directory.
+		if info, err := os.Stat(filepath.Join(rootfs, "var/lib/etcd")); err != nil {
+			t.Error(err)
+		} else if st := info.Sys().(*syscall.Stat_t); st.Uid != 65532 || !info.IsDir() {
+			t.Errorf("/var/lib/etcd is owned by uid %d (directory: %v), want a directory of 65532", st.Uid, info.IsDir())
+		}
+		version := runChroot(t, rootfs, 65532, "/usr/local/bin/etcd", "--version")
+		expectContains(t, "etcd --version", version, "etcd Version: "+a.Config.Config.Labels["org.opencontainers.image.version"])
+	})
+
+	t.Run("nginx", func(t *testing.T) {
+		a, rootfs := unpackImage(t, images, "NGINX")
+		expectConfig(t, a, "")
+		expectNginxServesWelcomePage(t, rootfs, a.Config.Config.Cmd, a.Config.Config.Env)
+	})
+
+	t.Run("import into containerd", func(t *testing.T) {
+		testImportIntoContainerd(t, root, images, names)
+	})
+}
+
+// readImagesEnv reads the NAME=value lines build.sh writes.
+func readImagesEnv(t *testing.T, file string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// unpackImage checks the archive of image <prefix> holds exactly that image and
+// unpacks its root filesystem into a temporary directory.
+func unpackImage(t *testing.T, images map[string]string, prefix string) (*dockerArchive, string) {
+	t.Helper()
+	ref, file := images[prefix+"_IMAGE"], images[prefix+"_ARCHIVE"]
+	if ref == "" || file == "" {
+		t.Fatalf("images.env names no %s_IMAGE or %s_ARCHIVE: %v", prefix, prefix, images)
+	}
+	a, err := readDockerArchive(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.RepoTags, []string{ref}) {
+		t.Errorf("%s is tagged %q, want [%s]", file, a.RepoTags, ref)
+	}
+	if a.Config.OS != "linux" || a.Config.Architecture == "" {
+		t.Errorf("platform %s/%s, want linux/<arch>", a.Config.OS, a.Config.Architecture)
+	}
+	rootfs := t.TempDir()
+	if err := a.unpack(rootfs); err != nil {
+		t.Fatal(err)
+	}
+	return a, rootfs
+}
+
+func expectConfig(t *testing.T, a *dockerArchive, user string) {
+	t.Helper()
+	if a.Config.Config.User != user {
+		t.Errorf("user = %q, want %q", a.Config.Config.User, user)
+	}
+	if a.Config.Config.Labels["org.opencontainers.image.version"] == "" {
+		t.Errorf("no org.opencontainers.image.version label: %v", a.Config.Config.Labels)
+	}
+}
+
+// expectStatic fails unless file is an ELF executable without interpreter or libraries:
+// only such a binary runs on scratch.
+func expectStatic(t *testing.T, file string) {
+	t.Helper()
+	f, err := elf.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("%s asks for a dynamic loader (PT_INTERP): not static", filepath.Base(file))
+		}
+	}
+	if libs, err := f.ImportedLibraries(); err != nil || len(libs) > 0 {
+		t.Errorf("%s needs shared libraries %v (%v): not static", filepath.Base(file), libs, err)
+	}
+}
+
+// runChroot runs a program of the image as uid:uid and returns its output; it must succeed.
+func runChroot(t *testing.T, rootfs string, uid uint32, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = "/"
+	cmd.Env = []string{}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s in the image: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func expectContains(t *testing.T, what, got string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s does not print %q:\n%s", what, w, got)
+		}
+	}
+}
+
+func expectPauseStopsOnSIGTERM(t *testing.T, rootfs string) {
+	cmd := exec.Command("/pause")
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Credential: &syscall.Credential{Uid: 65535, Gid: 65535}, Pdeathsig: syscall.SIGKILL}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	lines := bufio.NewScanner(stderr)
+	if !lines.Scan() { // it warns that it is not PID 1 once it handles signals
+		t.Fatalf("pause printed nothing: %v", lines.Err())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+	}
+	if err := waitWithTimeout(cmd, time.Minute); err != nil {
+		t.Fatalf("pause after SIGTERM: %v, want exit status 0", err)
+	}
+}
+
+// expectNginxServesWelcomePage starts the image's command chroot'ed in isolated
+// namespaces and fetches / from ports 80 and 8080.
+func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []string) {
+	if len(command) == 0 {
+		t.Fatal("the nginx image has no command")
+	}
+	var logs lockedBuffer
+	err := inIsolatedNamespaces(func() error {
+		if err := mountRuntimeFilesystems(rootfs); err != nil {
+			return err
+		}
+		cmd := exec.Command(command[0], command[1:]...)
+		cmd.Dir = "/"
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Pdeathsig: syscall.SIGKILL}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		defer func() { _ = cmd.Process.Kill() }()
+		for _, port := range []string{"80", "8080"} {
+			var status int
+			var body string
+			var err error
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				if status, body, err = httpGet("127.0.0.1:" + port); err == nil {
+					break
+				}
+			}
+			if err != nil {
+				t.Errorf("GET http://127.0.0.1:%s/: %v", port, err)
+				continue
+			}
+			if status != 200 || !strings.Contains(body, "Welcome to nginx!") {
+				t.Errorf("GET http://127.0.0.1:%s/ = %d, want 200 with the welcome page:\n%s", port, status, body)
+			}
+		}
+		// SIGQUIT, the image's stop signal: a graceful stop with exit status 0.
+		if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+			return err
+		}
+		if err := waitWithTimeout(cmd, time.Minute); err != nil {
+			t.Errorf("nginx after SIGQUIT: %v, want exit status 0", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The access log goes to stdout, where kubectl logs finds it.
+	if n := strings.Count(logs.String(), `"GET / HTTP/1.0" 200`); n != 2 {
+		t.Errorf("nginx logged %d successful GETs, want 2:\n%s", n, logs.String())
+	}
+}
+
+func waitWithTimeout(cmd *exec.Cmd, timeout time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(timeout):
+		_ = cmd.Process.Kill()
+		<-done
+		return context.DeadlineExceeded
+	}
+}
+
+// gitHead is the commit checked out in root, or "" outside a git checkout.
+func gitHead(root string) string {
+	out, err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func fileExists(file string) bool {
+	_, err := os.Stat(file)
+	return err == nil
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
