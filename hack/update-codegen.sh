@@ -6,13 +6,8 @@ set -o pipefail
 
 SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "${SCRIPT_ROOT}"
-# `go list -m` prints an empty directory for a module that is not in the module cache
-# yet (a fresh clone); `go mod download` fetches it first and prints where it is.
-CODEGEN_PKG="$(go mod download -json k8s.io/code-generator | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-if [[ ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
-  echo "cannot find kube_codegen.sh of k8s.io/code-generator (got '${CODEGEN_PKG}')" >&2
-  exit 1
-fi
+source "${SCRIPT_ROOT}/hack/lib-codegen.sh"
+CODEGEN_PKG="$(codegen_dir)"
 THIS_PKG="github.com/example/nginx-operator"
 BOILERPLATE="${SCRIPT_ROOT}/hack/boilerplate.go.txt"
 
