@@ -20,22 +20,23 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, or go vet comp
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (cached)
-	./hack/tools/build.sh
+# As root (the only way to run a real node) also kubelet, kube-proxy and CoreDNS.
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (cached); as root also kubelet, kube-proxy and CoreDNS
+	./hack/tools/build.sh $(if $(filter 0,$(shell id -u)),--node)
 
 test: tools ## Unit, integration and end-to-end tests, with the race detector (the CI test command)
 	$(GO) test -race -count=1 -timeout 40m ./...
 
-test-e2e: tools ## End-to-end tests only, against a private local control plane
-	$(GO) test -race -count=1 -timeout 30m -v ./test/e2e/...
+test-e2e: tools ## End-to-end tests only: the kwok stack, and as root the real-node deployment
+	$(GO) test -race -count=1 -timeout 30m -v ./test/e2e/... ./test/deploy/...
 
-up: ## Start the local control plane in the background (state in .local/)
+up: ## Start the local control plane in the background (state in .local/); NODE=real (root) adds this machine as a real node instead of kwok's
 	./hack/local-up.sh
 
 down: ## Stop what 'make up' started and remove .local/
 	./hack/local-down.sh
 
-run: ## The whole system in the foreground with the samples applied; Ctrl-C stops it
+run: ## The whole system in the foreground with the samples applied; Ctrl-C stops it; NODE=real (root) runs it as pods on a real node
 	./hack/local-run.sh
 
 run-standalone: build ## Only the apiserver, standalone, on embedded etcd under .local-standalone/
@@ -43,7 +44,7 @@ run-standalone: build ## Only the apiserver, standalone, on embedded etcd under 
 	$(BIN)/apiserver --standalone --data-dir .local-standalone --secure-port 8443 --bind-address 127.0.0.1
 
 clean: down ## Stop the local stack, remove binaries and local state
-	rm -rf $(BIN) $(LOCAL) .local-standalone
+	rm -rf $(BIN) $(LOCAL) .local-standalone _output
 
 .PHONY: images
 images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset

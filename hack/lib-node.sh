@@ -51,6 +51,13 @@ save_state() { [[ -f "${NODE_DIR}/saved-$1" ]] || echo "$2" >"${NODE_DIR}/saved-
 # --- network and guards: before kube-apiserver, kube-proxy, kubelet or any pod --------
 node_network_up() {
   mkdir -p "${NODE_DIR}"
+  # One real node per machine: the bridge, the guards and the fixed paths are shared.
+  if ip link show "${NODE_BRIDGE}" >/dev/null 2>&1 || iptables -w -S "${GUARD_CHAIN}-IN" >/dev/null 2>&1; then
+    log "another real node runs on this machine (bridge ${NODE_BRIDGE} or chain ${GUARD_CHAIN}-IN exists); stop it with its 'make down' (LOCAL_DIR of that stack) first" >&2
+    return 1
+  fi
+  # From here on the host changes are this stack's, and its teardown undoes them.
+  touch "${NODE_DIR}/owns-host-network"
   local dir
   for dir in "${NODE_FIXED_DIRS[@]}"; do
     if [[ -d "${dir}" ]]; then ls -A "${dir}" | sort >"${NODE_DIR}/before${dir//\//_}"; else echo "<absent>" >"${NODE_DIR}/before${dir//\//_}"; fi
@@ -252,7 +259,7 @@ node_drain() {
 
 # node_cleanup: after every component has stopped, removes what they left on the host.
 node_cleanup() {
-  [[ -d "${NODE_DIR}" ]] || return 0
+  [[ -f "${NODE_DIR}/owns-host-network" ]] || return 0
   require_root
   local pid
   # containerd's shims outlive it; they are ours when they serve our socket.

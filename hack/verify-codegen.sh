@@ -9,7 +9,7 @@ SCRIPT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 SCRATCH="$(mktemp -d)"
 trap 'rm -rf "${SCRATCH}"' EXIT
 
-tar -C "${SCRIPT_ROOT}" --exclude=./.git --exclude=./bin --exclude=./.local --exclude=./.local-standalone --exclude=./hack/tools/bin -cf - . | tar -C "${SCRATCH}" -xf -
+tar -C "${SCRIPT_ROOT}" --exclude=./.git --exclude=./bin --exclude=./.local --exclude=./.local-standalone --exclude=./hack/tools/bin --exclude=./_output -cf - . | tar -C "${SCRATCH}" -xf -
 "${SCRATCH}/hack/update-codegen.sh" >/dev/null
 
 ret=0

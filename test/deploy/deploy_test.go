@@ -1,0 +1,170 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const systemNS = "nginx-operator-system"
+
+// TestDeployOnRealNode walks the deployment path a user takes, one step after another:
+// each step needs the system the previous one left.
+func TestDeployOnRealNode(t *testing.T) {
+	refs := images(t)
+	steps := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
+		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
+		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
+		{"the PodDisruptionBudget keeps one apiserver", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
+		{"etcd comes back on its volume with every object", func(t *testing.T) { etcdKeepsData(t) }},
+		{"rolling the apiserver to a new image loses nothing", func(t *testing.T) { upgradesWithoutLoss(t) }},
+	}
+	for _, step := range steps {
+		if !t.Run(step.name, step.run) {
+			t.Fatalf("step %q failed; the later steps need it", step.name)
+		}
+	}
+}
+
+// deploySystem applies artifacts/deploy with hack/deploy-to-node.sh and checks that every
+// workload runs as Ready pods and that the aggregator reaches them through the Service.
+func deploySystem(t *testing.T) {
+	start := time.Now()
+	if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute); err != nil {
+		t.Fatalf("deploy-to-node.sh: %v\n%s", err, out)
+	}
+	t.Logf("deployed and APIServices Available in %s", time.Since(start).Round(time.Second))
+	for _, sel := range []struct {
+		label string
+		want  int
+	}{{"nginx-operator-etcd", 1}, {"nginx-operator-apiserver", 2}, {"nginx-operator-controller", 2}} {
+		pods := readyPods(t, systemNS, "app.kubernetes.io/name="+sel.label)
+		if len(pods) != sel.want {
+			t.Errorf("%s: %d Ready pods, want %d", sel.label, len(pods), sel.want)
+		}
+	}
+	logPodStartTimes(t, systemNS, "app.kubernetes.io/part-of=nginx-operator")
+	// The aggregator routes through the in-cluster Service: a ClusterIP Service with the
+	// apiserver pods as endpoints, not an ExternalName to localhost.
+	if got := get(t, "get", "service", "-n", systemNS, "nginx-operator-apiserver", "-o", "jsonpath={.spec.type}"); got != "ClusterIP" {
+		t.Errorf("the apiserver Service is %q, want ClusterIP", got)
+	}
+	for _, v := range []string{"v1alpha1", "v1alpha2"} {
+		if got := get(t, "get", "apiservice", v+".operator.example.com", "-o", "jsonpath={.spec.service.namespace}/{.spec.service.name} {.spec.insecureSkipTLSVerify}"); got != systemNS+"/nginx-operator-apiserver " {
+			t.Errorf("APIService %s: %q", v, got)
+		}
+	}
+	mustKubectl(t, "", "get", "nginxoperators", "-A")
+}
+
+// servesTraffic creates NginxOperators through kube-apiserver and follows their traffic
+// to real nginx pods, through the ClusterIP and the NodePort, as the spec moves them.
+func servesTraffic(t *testing.T, nginxImage string) {
+	holder := get(t, "get", "lease", "-n", systemNS, "nginx-operator-controller", "-o", "jsonpath={.spec.holderIdentity}")
+	if !strings.HasPrefix(holder, "nginx-operator-controller-") {
+		t.Errorf("the controller Lease is held by %q, not by a controller pod", holder)
+	}
+	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "site", "capacity", "--ignore-not-found") })
+	created := time.Now()
+	mustKubectl(t, fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: site, namespace: default}
+spec:
+  image: %s
+  replicas: 2
+  ports: [{name: http, containerPort: 80}]
+  service: {type: NodePort, ports: [{name: http, port: 80, nodePort: 30081}]}
+`, nginxImage), "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "180s", "ngx/site")
+	t.Logf("NginxOperator site Available %s after creation", time.Since(created).Round(100*time.Millisecond))
+	if pods := readyPods(t, "default", "app.kubernetes.io/instance=site"); len(pods) != 2 {
+		t.Errorf("site: %d Ready nginx pods, want 2", len(pods))
+	}
+	logPodStartTimes(t, "default", "app.kubernetes.io/instance=site")
+	clusterIP := get(t, "get", "service", "site", "-o", "jsonpath={.spec.clusterIP}")
+	t.Logf("ClusterIP welcome page after %s", waitForWelcome(t, clusterIP+":80").Round(100*time.Millisecond))
+	t.Logf("NodePort welcome page after %s", waitForWelcome(t, nodeIP+":30081").Round(100*time.Millisecond))
+
+	// Move nginx to its other port and the Service to other ports: the old ones go dark.
+	mustKubectl(t, "", "patch", "ngx", "site", "--type", "merge", "-p",
+		`{"spec":{"ports":[{"name":"http","containerPort":8080}],"service":{"ports":[{"name":"http","port":8081,"nodePort":30082}]}}}`)
+	t.Logf("new ClusterIP port serves after %s", waitForWelcome(t, clusterIP+":8081").Round(100*time.Millisecond))
+	t.Logf("new NodePort serves after %s", waitForWelcome(t, nodeIP+":30082").Round(100*time.Millisecond))
+	waitFor(t, time.Minute, "the old ports to stop serving", func() bool {
+		_, errPort := httpGet(clusterIP + ":80")
+		_, errNode := httpGet(nodeIP + ":30081")
+		return errPort != nil && errNode != nil
+	})
+	if got := get(t, "get", "deployment", "site", "-o", "jsonpath={.spec.template.spec.containers[0].ports[*].containerPort}"); got != "8080" {
+		t.Errorf("container ports after the move: %q", got)
+	}
+
+	// QPS mode: ceil(250/100) = 3 real pods.
+	mustKubectl(t, fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: capacity, namespace: default}
+spec:
+  image: %s
+  qps: {singlePodQPS: 100, totalQPS: 250}
+`, nginxImage), "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "180s", "ngx/capacity")
+	waitFor(t, 2*time.Minute, "3 Ready nginx pods for 250 QPS at 100 per pod", func() bool {
+		return len(readyPods(t, "default", "app.kubernetes.io/instance=capacity")) == 3
+	})
+	waitFor(t, time.Minute, "status.realQPS 300", func() bool {
+		return get(t, "get", "ngx", "capacity", "-o", "jsonpath={.status.realQPS}") == "300"
+	})
+}
+
+// readyPods lists the names of Running pods with Ready=True.
+func readyPods(t *testing.T, namespace, selector string) []string {
+	t.Helper()
+	out := get(t, "get", "pods", "-n", namespace, "-l", selector, "-o",
+		`jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.conditions[?(@.type=="Ready")].status} {.metadata.deletionTimestamp}{"\n"}{end}`)
+	var ready []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == "Running" && f[2] == "True" {
+			ready = append(ready, f[0])
+		}
+	}
+	return ready
+}
+
+// logPodStartTimes prints, per pod, the time from creation to Ready.
+func logPodStartTimes(t *testing.T, namespace, selector string) {
+	t.Helper()
+	out := get(t, "get", "pods", "-n", namespace, "-l", selector, "-o",
+		`jsonpath={range .items[*]}{.metadata.name} {.metadata.creationTimestamp} {.status.conditions[?(@.type=="Ready")].lastTransitionTime}{"\n"}{end}`)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		created, err1 := time.Parse(time.RFC3339, f[1])
+		ready, err2 := time.Parse(time.RFC3339, f[2])
+		if err1 == nil && err2 == nil {
+			t.Logf("pod %s/%s Ready %s after creation", namespace, f[0], ready.Sub(created))
+		}
+	}
+}

@@ -1,0 +1,205 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+)
+
+// loadResult counts what a read/write loop saw.
+type loadResult struct {
+	requests  int
+	retried   int      // failures a client may retry: 503, 429, 504, dropped connections
+	failed    []string // failures it may not, or retries that never ended
+	created   []string // names whose create was acknowledged
+	retryable map[string]int
+}
+
+// maxObjects caps the creates of one loop: every NginxOperator becomes a Deployment and
+// a Service, and the local cluster's Service range is a /24.
+const maxObjects = 60
+
+// runLoad creates (up to maxObjects), reads, updates and lists NginxOperators in
+// namespace ns through kube-apiserver until stop is closed, retrying what clients are
+// allowed to retry, for a minute at most per request.
+func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}) *loadResult {
+	res := &loadResult{retryable: map[string]int{}}
+	nos := client.OperatorV1alpha2().NginxOperators(ns)
+	do := func(what string, req func(ctx context.Context) error) bool {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			err := req(ctx)
+			cancel()
+			res.requests++
+			switch {
+			case err == nil:
+				return true
+			case !retryable(err):
+				res.failed = append(res.failed, fmt.Sprintf("%s: %v", what, err))
+				return false
+			case time.Now().After(deadline):
+				res.failed = append(res.failed, fmt.Sprintf("%s: still failing after a minute of retries: %v", what, err))
+				return false
+			}
+			res.retried++
+			res.retryable[err.Error()]++
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return res
+		default:
+		}
+		name := fmt.Sprintf("%s-%d", prefix, i%maxObjects)
+		if i < maxObjects {
+			obj := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr(int32(0))}}
+			if do("create "+name, func(ctx context.Context) error {
+				_, err := nos.Create(ctx, obj, metav1.CreateOptions{})
+				if apierrors.IsAlreadyExists(err) { // an earlier attempt landed before its answer was lost
+					return nil
+				}
+				return err
+			}) {
+				res.created = append(res.created, name)
+			}
+		}
+		do("get and update "+name, func(ctx context.Context) error {
+			got, err := nos.Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) && i < maxObjects {
+				return nil // its create failed, and was counted
+			}
+			if err != nil {
+				return err
+			}
+			got.Spec.ForceRedeploy = fmt.Sprint(i)
+			_, err = nos.Update(ctx, got, metav1.UpdateOptions{})
+			if apierrors.IsConflict(err) {
+				return nil // the controller's status write won; the object is intact
+			}
+			return err
+		})
+		do("list", func(ctx context.Context) error {
+			_, err := nos.List(ctx, metav1.ListOptions{Limit: 50})
+			return err
+		})
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// retryable is what a well-behaved client retries: the aggregator's 503 while an
+// endpoint goes away, throttling, gateway timeouts, and connections cut mid-request.
+func retryable(err error) bool {
+	if apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+		return true
+	}
+	var netErr net.Error
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &netErr)
+}
+
+// underLoad runs the loop while disrupt runs, watches both APIServices all along, and
+// checks that nothing failed that a client could not retry and that every acknowledged
+// create is there afterwards.
+func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
+	t.Helper()
+	mustKubectl(t, "", "create", "namespace", ns)
+	// Gone before the next step starts, so that step counts only objects meant to stay.
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--timeout=3m") })
+	client := operatorClient(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var res *loadResult
+	wg.Add(1)
+	go func() { defer wg.Done(); res = runLoad(client, ns, "load", stop) }()
+	var unavailable []string
+	var seen sync.Mutex
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Second):
+			}
+			out := get(t, "get", "apiservice", "v1alpha1.operator.example.com", "v1alpha2.operator.example.com",
+				"-o", `jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Available")].status} {end}`)
+			if out != "v1alpha1.operator.example.com=True v1alpha2.operator.example.com=True " {
+				seen.Lock()
+				unavailable = append(unavailable, fmt.Sprintf("%s %q", time.Now().Format(time.TimeOnly), out))
+				seen.Unlock()
+			}
+		}
+	}()
+	time.Sleep(3 * time.Second) // some load before the disruption
+	disrupt()
+	time.Sleep(10 * time.Second) // and some after
+	close(stop)
+	wg.Wait()
+
+	t.Logf("%d requests, %d retried, %d failed beyond retry, %d creates acknowledged", res.requests, res.retried, len(res.failed), len(res.created))
+	for msg, n := range res.retryable {
+		t.Logf("retried %d times: %s", n, msg)
+	}
+	for _, f := range res.failed {
+		t.Errorf("request failed in a way a client may not retry: %s", f)
+	}
+	if len(unavailable) > 0 {
+		t.Errorf("the APIServices were not Available at %d checks: %v", len(unavailable), unavailable)
+	}
+	checkAllPresent(t, client, ns, res.created)
+	return res
+}
+
+func checkAllPresent(t *testing.T, client clientset.Interface, ns string, names []string) {
+	t.Helper()
+	list, err := client.OperatorV1alpha2().NginxOperators(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := map[string]bool{}
+	for _, o := range list.Items {
+		present[o.Name] = true
+	}
+	lost := 0
+	for _, n := range names {
+		if !present[n] {
+			lost++
+			t.Errorf("acknowledged create of %s/%s is lost", ns, n)
+		}
+	}
+	t.Logf("%d acknowledged creates, %d present, %d lost", len(names), len(names)-lost, lost)
+}
+
+func ptr[T any](v T) *T { return &v }

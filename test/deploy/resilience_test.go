@@ -1,0 +1,185 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+)
+
+const apiserverSelector = "app.kubernetes.io/name=nginx-operator-apiserver"
+
+// survivesApiserverPodLoss deletes one of the two apiserver pods under load.
+func survivesApiserverPodLoss(t *testing.T) {
+	pods := readyPods(t, systemNS, apiserverSelector)
+	if len(pods) != 2 {
+		t.Fatalf("want 2 Ready apiserver pods, have %v", pods)
+	}
+	underLoad(t, "ha-load", func() {
+		mustKubectl(t, "", "delete", "pod", "-n", systemNS, pods[0], "--wait=false")
+		d := waitFor(t, 3*time.Minute, "a replacement apiserver pod to be Ready", func() bool {
+			now := readyPods(t, systemNS, apiserverSelector)
+			return len(now) == 2 && now[0] != pods[0] && now[1] != pods[0]
+		})
+		t.Logf("deleted %s; 2 apiserver pods Ready again %s later", pods[0], d.Round(100*time.Millisecond))
+	})
+}
+
+// budgetKeepsOneApiserver evicts both apiserver pods at once, as a node drain would:
+// the PodDisruptionBudget lets only the first go until its replacement is Ready.
+func budgetKeepsOneApiserver(t *testing.T) {
+	pods := readyPods(t, systemNS, apiserverSelector)
+	if len(pods) != 2 {
+		t.Fatalf("want 2 Ready apiserver pods, have %v", pods)
+	}
+	if got := get(t, "get", "pdb", "-n", systemNS, "nginx-operator-apiserver", "-o", "jsonpath={.status.disruptionsAllowed}"); got != "1" {
+		t.Fatalf("PodDisruptionBudget allows %q disruptions, want 1", got)
+	}
+	c := kubeClient(t)
+	evict := func(pod string) error {
+		return c.PolicyV1().Evictions(systemNS).Evict(context.Background(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: systemNS}})
+	}
+	if err := evict(pods[0]); err != nil {
+		t.Fatalf("first eviction: %v", err)
+	}
+	err := evict(pods[1])
+	if err == nil || !strings.Contains(err.Error(), "disruption budget") {
+		t.Fatalf("second eviction while the first replacement is not Ready: %v, want refused by the disruption budget", err)
+	}
+	t.Logf("second eviction refused: %v", err)
+	waitFor(t, 3*time.Minute, "2 Ready apiserver pods after the eviction", func() bool {
+		return len(readyPods(t, systemNS, apiserverSelector)) == 2
+	})
+}
+
+// etcdKeepsData deletes the etcd pod: the StatefulSet brings it back on the same volume
+// and every object is still there.
+func etcdKeepsData(t *testing.T) {
+	client := operatorClient(t)
+	const ns = "durable"
+	mustKubectl(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--timeout=3m") })
+	for i := 0; i < 25; i++ {
+		obj := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kept-%d", i)},
+			Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr(int32(0)), ForceRedeploy: fmt.Sprint(i)}}
+		if _, err := client.OperatorV1alpha2().NginxOperators(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := objectVersions(t, client)
+	deleted := time.Now()
+	mustKubectl(t, "", "delete", "pod", "-n", systemNS, "nginx-operator-etcd-0")
+	waitFor(t, 3*time.Minute, "etcd Ready again", func() bool {
+		return len(readyPods(t, systemNS, "app.kubernetes.io/name=nginx-operator-etcd")) == 1
+	})
+	// The apiservers report not ready while etcd is away; readable means both APIServices
+	// Available and several reads in a row answered.
+	streak := 0
+	waitFor(t, 3*time.Minute, "the APIServices Available and the objects readable again", func() bool {
+		_, err := client.OperatorV1alpha2().NginxOperators("").List(context.Background(), metav1.ListOptions{Limit: 1})
+		available := get(t, "get", "apiservice", "v1alpha1.operator.example.com", "v1alpha2.operator.example.com",
+			"-o", `jsonpath={.items[*].status.conditions[?(@.type=="Available")].status}`) == "True True"
+		if err != nil || !available {
+			streak = 0
+			return false
+		}
+		streak++
+		return streak == 5
+	})
+	t.Logf("etcd back and objects readable %s after its pod was deleted", time.Since(deleted).Round(100*time.Millisecond))
+	after := objectVersions(t, client)
+	for key, rv := range before {
+		// Status writes may move resourceVersions on; the UID must be the same object.
+		if _, ok := after[key]; !ok {
+			t.Errorf("%s (resourceVersion %s) is gone after etcd restarted", key, rv)
+		}
+	}
+	t.Logf("%d objects before, %d after", len(before), len(after))
+}
+
+// objectVersions maps namespace/name/uid of every NginxOperator to its resourceVersion.
+func objectVersions(t *testing.T, client clientset.Interface) map[string]string {
+	t.Helper()
+	list, err := client.OperatorV1alpha2().NginxOperators("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, o := range list.Items {
+		out[fmt.Sprintf("%s/%s/%s", o.Namespace, o.Name, o.UID)] = o.ResourceVersion
+	}
+	return out
+}
+
+// upgradesWithoutLoss rebuilds the operator image under a new tag, imports it into the
+// node and rolls the apiserver and controller to it while clients read and write.
+func upgradesWithoutLoss(t *testing.T) {
+	newImage := rebuildOperatorImage(t)
+	underLoad(t, "upgrade-load", func() {
+		start := time.Now()
+		if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute, newImage); err != nil {
+			t.Errorf("deploy-to-node.sh %s: %v\n%s", newImage, err, out)
+			return
+		}
+		t.Logf("rolled to %s in %s", newImage, time.Since(start).Round(100*time.Millisecond))
+	})
+	images := strings.Fields(get(t, "get", "pods", "-n", systemNS, "-l", "app.kubernetes.io/part-of=nginx-operator,app.kubernetes.io/name!=nginx-operator-etcd",
+		"-o", "jsonpath={.items[*].spec.containers[0].image}"))
+	sort.Strings(images)
+	for _, img := range images {
+		if img != newImage {
+			t.Errorf("a pod still runs %s after the upgrade to %s", img, newImage)
+		}
+	}
+}
+
+// rebuildOperatorImage builds the operator image again under a new tag and imports it
+// into the node's containerd.
+func rebuildOperatorImage(t *testing.T) string {
+	t.Helper()
+	tag := "v0.0.0-upgrade." + time.Now().Format("150405")
+	cmd := exec.Command(filepath.Join(stack.RepoRoot, "hack", "images", "build.sh"), "nginx-operator")
+	cmd.Env = append(stack.Env(), "IMAGE_TAG="+tag)
+	cmd.Dir = stack.RepoRoot
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("rebuilding the operator image: %v\n%s", err, out)
+	}
+	refs := images(t)
+	if !strings.HasSuffix(refs["NGINX_OPERATOR_IMAGE"], ":"+tag) {
+		t.Fatalf("images.env names %s after building tag %s", refs["NGINX_OPERATOR_IMAGE"], tag)
+	}
+	imp := exec.Command("ctr", "--address", filepath.Join(stack.LocalDir, "node", "containerd", "containerd.sock"),
+		"-n", "k8s.io", "images", "import", refs["NGINX_OPERATOR_ARCHIVE"])
+	if out, err := imp.CombinedOutput(); err != nil {
+		t.Fatalf("importing %s: %v\n%s", refs["NGINX_OPERATOR_ARCHIVE"], err, out)
+	}
+	t.Logf("rebuilt and imported %s in %s", refs["NGINX_OPERATOR_IMAGE"], time.Since(start).Round(100*time.Millisecond))
+	return refs["NGINX_OPERATOR_IMAGE"]
+}
