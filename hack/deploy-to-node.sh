@@ -51,7 +51,11 @@ cp "${ROOT}"/artifacts/deploy/*.yaml "${work}/"
 k apply -k "${work}" >/dev/null
 log "applied artifacts/deploy with ${operator_image} and ${ETCD_IMAGE}"
 
-KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${KUBECTL}" OUT_DIR="${NODE_DIR}/deploy-certs" "${ROOT}/hack/deploy-certs.sh" >/dev/null
+# openssl talks on stderr even when all is well; show it only when the script fails.
+if ! out="$(KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${KUBECTL}" OUT_DIR="${NODE_DIR}/deploy-certs" "${ROOT}/hack/deploy-certs.sh" 2>&1)"; then
+  printf '%s\n' "${out}" >&2
+  exit 1
+fi
 log "created the serving certificate and set the APIServices' caBundle"
 
 k -n nginx-operator-system rollout status statefulset/nginx-operator-etcd --timeout 180s >/dev/null
