@@ -21,7 +21,6 @@ KUBELET_CHAINS=(KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT)
 # Paths kubelet, containerd and the CNI plugins insist on, outside NODE_DIR; what this
 # node adds there is removed on teardown, what was there before stays.
 NODE_FIXED_DIRS=(/var/log/containers /var/log/pods /var/lib/kubelet /var/lib/cni /run/netns /run/containerd /opt/containerd)
-NODE_COMPONENTS=(containerd coredns kubelet kube-proxy)
 
 require_root() {
   if [[ "$(id -u)" != 0 ]]; then
@@ -56,6 +55,15 @@ node_network_up() {
     log "another real node runs on this machine (bridge ${NODE_BRIDGE} or chain ${GUARD_CHAIN}-IN exists); stop it with its 'make down' (LOCAL_DIR of that stack) first" >&2
     return 1
   fi
+  # Teardown removes kubelet's and kube-proxy's chains, which have fixed names: a machine
+  # that already is a Kubernetes node must not be made into this one.
+  local family
+  for family in iptables ip6tables; do
+    if "${family}-save" 2>/dev/null | grep -q '^:KUBE-'; then
+      log "this machine already has KUBE-* ${family} chains (another kubelet or kube-proxy, or leftovers); NODE=real would remove them on teardown, so it does not start" >&2
+      return 1
+    fi
+  done
   # From here on the host changes are this stack's, and its teardown undoes them.
   touch "${NODE_DIR}/owns-host-network"
   local dir
@@ -90,6 +98,11 @@ node_network_up() {
   iptables -w -I OUTPUT 1 -j "${GUARD_CHAIN}-OUT"
   iptables -w -I FORWARD 1 -j "${GUARD_CHAIN}-FWD"
   iptables -w -I INPUT 1 -j "${GUARD_CHAIN}-IN"
+  # kube-apiserver's 0.0.0.0 listener is dual-stack: close its port over IPv6 as well.
+  ip6tables -w -N "${GUARD_CHAIN}-IN"
+  ip6tables -w -A "${GUARD_CHAIN}-IN" -i lo -j RETURN
+  ip6tables -w -A "${GUARD_CHAIN}-IN" -p tcp --dport "${KUBE_APISERVER_PORT}" -j DROP
+  ip6tables -w -I INPUT 1 -j "${GUARD_CHAIN}-IN"
 
   ip link add "${NODE_BRIDGE}" type bridge
   ip addr add "${NODE_IP}/${POD_CIDR#*/}" dev "${NODE_BRIDGE}"
@@ -168,10 +181,7 @@ TOML
 JSON
   start containerd containerd --config "${NODE_DIR}/containerd/config.toml"
   wait_running containerd "containerd's socket" 60 ctr --address "${CONTAINERD_SOCK}" version
-  local archive
-  for archive in "${NODE_IMAGE_ARCHIVES[@]}"; do
-    ctr --address "${CONTAINERD_SOCK}" -n k8s.io images import --no-unpack "${archive}" >/dev/null
-  done
+  "${ROOT}/hack/images/import.sh" --address "${CONTAINERD_SOCK}" "${NODE_IMAGE_ARCHIVES[@]}" >/dev/null
   log "imported ${#NODE_IMAGE_ARCHIVES[@]} image archives into the node's containerd"
 
   # Pods resolve cluster names through CoreDNS on the node address; it knows no other
@@ -249,9 +259,19 @@ node_drain() {
   local name
   for name in kube-controller-manager kube-scheduler; do stop_component "${name}"; done
   "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" delete pods --all -A --force --grace-period 0 --wait=false >/dev/null 2>&1 || true
-  local deadline=$((SECONDS + 90))
+  local deadline=$((SECONDS + 90)) task
   while ((SECONDS < deadline)); do
     [[ -z "$(ctr --address "${CONTAINERD_SOCK}" -n k8s.io tasks ls -q 2>/dev/null)" ]] && break
+    sleep 1
+  done
+  # Containers outlive their shims: whatever kubelet did not stop is killed through
+  # containerd while it still runs.
+  for task in $(ctr --address "${CONTAINERD_SOCK}" -n k8s.io tasks ls -q 2>/dev/null); do
+    log "killing container ${task}, which kubelet did not stop" >&2
+    ctr --address "${CONTAINERD_SOCK}" -n k8s.io tasks kill -s SIGKILL "${task}" >/dev/null 2>&1 || true
+  done
+  deadline=$((SECONDS + 30))
+  while ((SECONDS < deadline)) && [[ -n "$(ctr --address "${CONTAINERD_SOCK}" -n k8s.io tasks ls -q 2>/dev/null | xargs -r -n1 ctr --address "${CONTAINERD_SOCK}" -n k8s.io tasks ps -q 2>/dev/null)" ]]; do
     sleep 1
   done
   log "drained node ${NODE_NAME}"
@@ -279,15 +299,19 @@ node_cleanup() {
     fi
   done
   [[ -f "${NODE_DIR}/kube-proxy-bin" ]] && "$(cat "${NODE_DIR}/kube-proxy-bin")" --cleanup >/dev/null 2>&1
-  local table chain
-  for table in filter nat mangle; do
-    for chain in "${KUBELET_CHAINS[@]}"; do
-      iptables -w -t "${table}" -S 2>/dev/null | grep -E -- "-j ${chain}( |$)" | sed 's/^-A/-D/' | while read -r rule; do
-        eval "iptables -w -t ${table} ${rule}" || true
+  local family table chain
+  for family in iptables ip6tables; do
+    for table in filter nat mangle; do
+      for chain in "${KUBELET_CHAINS[@]}"; do
+        "${family}" -w -t "${table}" -S 2>/dev/null | grep -E -- "-j ${chain}( |$)" | sed 's/^-A/-D/' | while read -r rule; do
+          eval "${family} -w -t ${table} ${rule}" || true
+        done
+        "${family}" -w -t "${table}" -F "${chain}" 2>/dev/null && "${family}" -w -t "${table}" -X "${chain}" 2>/dev/null || true
       done
-      iptables -w -t "${table}" -F "${chain}" 2>/dev/null && iptables -w -t "${table}" -X "${chain}" 2>/dev/null || true
     done
   done
+  ip6tables -w -D INPUT -j "${GUARD_CHAIN}-IN" 2>/dev/null || true
+  ip6tables -w -F "${GUARD_CHAIN}-IN" 2>/dev/null && ip6tables -w -X "${GUARD_CHAIN}-IN" 2>/dev/null || true
   iptables -w -D OUTPUT -j "${GUARD_CHAIN}-OUT" 2>/dev/null || true
   iptables -w -D FORWARD -j "${GUARD_CHAIN}-FWD" 2>/dev/null || true
   iptables -w -D INPUT -j "${GUARD_CHAIN}-IN" 2>/dev/null || true
@@ -323,5 +347,8 @@ node_cleanup() {
     return 1
   fi
   ((left == 0)) || return 1
+  # Cleaned up: a later teardown of this directory must not touch the host again (by
+  # then the names may belong to another stack).
+  rm -f "${NODE_DIR}/owns-host-network"
   log "removed node ${NODE_NAME}: processes, mounts, network namespaces, iptables rules, bridge and route"
 }

@@ -9,6 +9,8 @@ if [[ ! -d "${LOCAL_DIR}" ]]; then
   log "nothing to stop: ${LOCAL_DIR} does not exist"
   exit 0
 fi
+# A real node's teardown changes the host; check for root before touching anything.
+[[ -f "${NODE_DIR}/owns-host-network" ]] && require_root
 node_drain
 for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   stop_component "${COMPONENTS[i]}"

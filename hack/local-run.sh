@@ -25,7 +25,9 @@ if [[ "${NODE}" == real ]]; then
   for name in $(k get ngx -o jsonpath='{.items[*].metadata.name}'); do
     k patch ngx "${name}" --type merge -p "{\"spec\":{\"image\":\"${NGINX_IMAGE}\"}}" >/dev/null
   done
-  k wait --for=condition=Available --timeout=180s ngx --all >/dev/null || true
+  if ! k wait --for=condition=Available --timeout=180s ngx --all >/dev/null; then
+    log "not every sample became Available within 3 minutes; see kubectl get ngx,pods -o wide" >&2
+  fi
   cat <<MSG
 
 nginx-operator runs as pods on node ${NODE_NAME} (kubectl get pods -n nginx-operator-system),

@@ -114,12 +114,19 @@ var (
 // or NodePort refuses connections for a moment after its endpoints appear.
 func waitForWelcome(t *testing.T, addr string) time.Duration {
 	t.Helper()
+	start := time.Now()
 	var last error
-	return waitFor(t, 2*time.Minute, "nginx's welcome page at "+addr+fmt.Sprintf(" (last: %v)", last), func() bool {
+	for {
 		body, err := httpGet(addr)
+		if err == nil && strings.Contains(body, "Welcome to nginx!") {
+			return time.Since(start)
+		}
 		last = err
-		return err == nil && strings.Contains(body, "Welcome to nginx!")
-	})
+		if time.Since(start) > 2*time.Minute {
+			t.Fatalf("no nginx welcome page at %s after 2m (last error: %v)", addr, last)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 func kubeClient(t *testing.T) kubernetes.Interface {

@@ -55,11 +55,13 @@ func snapshotHost() hostState {
 			}
 		}
 	}
-	for _, table := range []string{"filter", "nat", "mangle"} {
-		out, _ := exec.Command("iptables-save", "-t", table).Output()
-		for _, line := range strings.Split(string(out), "\n") {
-			if strings.HasPrefix(line, ":") || strings.HasPrefix(line, "-A") {
-				add("iptables", table+" "+strings.SplitN(line, " [", 2)[0])
+	for _, family := range []string{"iptables", "ip6tables"} {
+		for _, table := range []string{"filter", "nat", "mangle"} {
+			out, _ := exec.Command(family+"-save", "-t", table).Output()
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(line, ":") || strings.HasPrefix(line, "-A") {
+					add(family, table+" "+strings.SplitN(line, " [", 2)[0])
+				}
 			}
 		}
 	}
@@ -90,9 +92,16 @@ func snapshotHost() hostState {
 	}
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
-		if data, err := os.ReadFile(p); err == nil {
-			add("process", fmt.Sprintf("%s %s", filepath.Base(filepath.Dir(p)), strings.ReplaceAll(string(data), "\x00", " ")))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
 		}
+		line := fmt.Sprintf("%s %s", filepath.Base(filepath.Dir(p)), strings.ReplaceAll(string(data), "\x00", " "))
+		// A container that outlived its node still sits in a pod cgroup.
+		if cg, err := os.ReadFile(filepath.Join(filepath.Dir(p), "cgroup")); err == nil && strings.Contains(string(cg), "kubepods") {
+			line += " [in a kubepods cgroup]"
+		}
+		add("process", line)
 	}
 	return h
 }
@@ -105,7 +114,7 @@ func (h hostState) leftoversSince(before hostState, stateDir string) []string {
 		for e := range entries {
 			switch {
 			case kind == "process":
-				if strings.Contains(e, stateDir) {
+				if strings.Contains(e, stateDir) || strings.HasSuffix(e, "[in a kubepods cgroup]") {
 					left = append(left, "process: "+e)
 				}
 			case !before.sets[kind][e]:

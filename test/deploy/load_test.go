@@ -18,17 +18,14 @@ package deploy
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
@@ -118,14 +115,11 @@ func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}
 }
 
 // retryable is what a well-behaved client retries: the aggregator's 503 while an
-// endpoint goes away, throttling, gateway timeouts, and connections cut mid-request.
+// endpoint goes away, throttling, gateway timeouts, and connections refused or cut
+// mid-request. Anything else (TLS errors, client timeouts, 4xx, 500) is a failure.
 func retryable(err error) bool {
-	if apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
-		return true
-	}
-	var netErr net.Error
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.As(err, &netErr)
+	return apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsServerTimeout(err) || utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) || utilnet.IsProbableEOF(err)
 }
 
 // underLoad runs the loop while disrupt runs, watches both APIServices all along, and

@@ -39,6 +39,9 @@ func TestCodegenFindsItsGeneratorInAnEmptyModuleCache(t *testing.T) {
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOMODCACHE="+cache, "GOFLAGS=-modcacherw")
 	out, err := cmd.Output()
+	if exit, ok := err.(*exec.ExitError); ok {
+		t.Fatalf("codegen_dir with an empty module cache: %v\n%s%s", err, out, exit.Stderr)
+	}
 	if err != nil {
 		t.Fatalf("codegen_dir with an empty module cache: %v\n%s", err, out)
 	}
