@@ -248,7 +248,19 @@ YAML
   start kube-proxy "${KUBE_BIN_DIR}/kube-proxy" --config "${NODE_DIR}/kube-proxy.yaml"
   wait_running kubelet "node ${NODE_NAME} Ready" 120 k wait --for=condition=Ready --timeout=5s "node/${NODE_NAME}"
   wait_running kube-proxy "kube-proxy's /healthz" 60 curl -fsS "http://127.0.0.1:${KUBE_PROXY_HEALTHZ_PORT}/healthz"
+  # kube-proxy prepends its jumps in its first full sync, which can come after /healthz;
+  # once they exist it only checks for them, so the guards moved in front after that stay.
+  wait_running kube-proxy "kube-proxy's first sync of its iptables rules" 60 kube_proxy_synced
   guards_first
+}
+
+# kube_proxy_synced: true once kube-proxy's jumps from INPUT, FORWARD and OUTPUT exist.
+kube_proxy_synced() {
+  local hook
+  for hook in INPUT FORWARD OUTPUT; do
+    iptables -w -S "${hook}" | grep -q -- "-j KUBE-PROXY-FIREWALL" || return 1
+  done
+  iptables -w -S FORWARD | grep -q -- "-j KUBE-FORWARD"
 }
 
 # --- teardown: leaves nothing behind ------------------------------------------------
