@@ -182,6 +182,19 @@ func (h *harness) reconcileFailing(name string) (error, []string) {
 	return err, h.writes.take()
 }
 
+// deploymentAvailable plays the Deployment controller: the rollout of the named
+// Deployment is complete with the given number of available pods.
+func (h *harness) deploymentAvailable(name string, replicas int32) {
+	h.t.Helper()
+	d := &appsv1.Deployment{}
+	h.get(name, d)
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas, ReadyReplicas: replicas, AvailableReplicas: replicas,
+		Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}
+	if err := h.client.Status().Update(context.Background(), d); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 func (h *harness) get(name string, obj client.Object) {
 	h.t.Helper()
 	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: name}, obj); err != nil {
@@ -200,13 +213,7 @@ func TestReconcileWritesOnlyWhatChanged(t *testing.T) {
 	}
 
 	// The Deployment controller reports progress: only status changes.
-	d := &appsv1.Deployment{}
-	h.get("web", d)
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
-		Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}
-	if err := h.client.Status().Update(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
+	h.deploymentAvailable("web", 2)
 	h.writes.take()
 	if got := strings.Join(h.reconcile("web"), ","); got != "update status" {
 		t.Fatalf("after the Deployment became available: %q", got)
@@ -230,6 +237,7 @@ func TestReconcileWritesOnlyWhatChanged(t *testing.T) {
 	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,update status" {
 		t.Fatalf("after scaling: %q", got)
 	}
+	d := &appsv1.Deployment{}
 	h.get("web", d)
 	if *d.Spec.Replicas != 5 {
 		t.Errorf("deployment replicas = %d", *d.Spec.Replicas)

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,13 +100,7 @@ func TestReconcileReportsARefusedDeployment(t *testing.T) {
 func TestReconcileKeepsAvailableWhenAnUpdateIsRefused(t *testing.T) {
 	h := newHarness(t, sample("web"))
 	h.reconcile("web")
-	d := &appsv1.Deployment{}
-	h.get("web", d)
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
-		Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}
-	if err := h.client.Status().Update(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
+	h.deploymentAvailable("web", 2)
 	h.reconcile("web")
 
 	// A new image that an admission policy denies: the old pods keep serving.
@@ -149,13 +141,7 @@ func TestReconcileReportsARefusedService(t *testing.T) {
 	}
 
 	// The Deployment becomes available: Available says so although the Service is missing.
-	d := &appsv1.Deployment{}
-	h.get("web", d)
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
-		Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"}}}
-	if err := h.client.Status().Update(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
+	h.deploymentAvailable("web", 2)
 	h.reconcileFailing("web")
 	if c := h.condition("web", v1alpha2.ConditionAvailable); c.Status != metav1.ConditionTrue {
 		t.Errorf("Available = %+v; the Deployment serves", c)
