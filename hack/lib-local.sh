@@ -22,6 +22,18 @@ KUBECTL="${KUBECTL:-/usr/bin/kubectl}"
 NODE_LEASE_DURATION_SECONDS="${NODE_LEASE_DURATION_SECONDS:-40}"
 NODE_MONITOR_GRACE_PERIOD="${NODE_MONITOR_GRACE_PERIOD:-50s}"
 
+# START_CONTROLLER=false leaves our controller out of the kwok stack (a benchmark measures
+# the API alone, then starts the controller itself); everything else still starts.
+START_CONTROLLER="${START_CONTROLLER:-true}"
+# Extra flags, space-separated, appended to a component's command line, e.g.
+# KUBE_APISERVER_EXTRA_FLAGS="--max-requests-inflight=800"
+# OPERATOR_APISERVER_EXTRA_FLAGS="--feature-gates=CBORServingAndStorage=true".
+KUBE_APISERVER_EXTRA_FLAGS="${KUBE_APISERVER_EXTRA_FLAGS:-}"
+KUBE_CONTROLLER_MANAGER_EXTRA_FLAGS="${KUBE_CONTROLLER_MANAGER_EXTRA_FLAGS:-}"
+KUBE_SCHEDULER_EXTRA_FLAGS="${KUBE_SCHEDULER_EXTRA_FLAGS:-}"
+OPERATOR_APISERVER_EXTRA_FLAGS="${OPERATOR_APISERVER_EXTRA_FLAGS:-}"
+CONTROLLER_EXTRA_FLAGS="${CONTROLLER_EXTRA_FLAGS:-}"
+
 # NODE=real adds this machine as a real node (kubelet, containerd, kube-proxy; needs
 # root) instead of kwok's fake nodes; see hack/lib-node.sh.
 NODE="${NODE:-}"
@@ -29,6 +41,14 @@ NODE="${NODE:-}"
 # Components in start order; local-down stops them in reverse. Each starts only in the
 # mode that uses it.
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok containerd coredns kubelet kube-proxy nginx-operator-apiserver nginx-operator-controller)
+
+# extra_flags <variable name>: prints the variable's space-separated flags one a line,
+# for mapfile.
+extra_flags() {
+  local flags
+  read -r -a flags <<<"${!1}"
+  ((${#flags[@]} == 0)) || printf '%s\n' "${flags[@]}"
+}
 
 log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
 

@@ -7,9 +7,12 @@ NODE_BRIDGE="${NODE_BRIDGE:-ngxop0}"
 # The pod network and the node's address on it (the bridge's gateway address).
 POD_CIDR="${POD_CIDR:-10.88.0.0/16}"
 NODE_IP="${NODE_IP:-10.88.0.1}"
-# Must match kube-apiserver's --service-cluster-ip-range and kwok's --cidr in local-up.sh.
-SERVICE_CIDR="${SERVICE_CIDR:-10.0.0.0/24}"
-FAKE_POD_CIDR="${FAKE_POD_CIDR:-10.0.1.0/24}"
+# kube-apiserver's --service-cluster-ip-range and kwok's --cidr in local-up.sh; the
+# guards below cover both. Sized for thousands of NginxOperators (a Service each, a pod
+# per replica): a /16 holds 65534 Services (kube-apiserver accepts up to a /12) and as
+# many fake pod addresses. Neither overlaps the other nor POD_CIDR.
+SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/16}"
+FAKE_POD_CIDR="${FAKE_POD_CIDR:-10.244.0.0/16}"
 CONTAINERD_SOCK="${NODE_DIR}/containerd/containerd.sock"
 KUBELET_HEALTHZ_PORT="${KUBELET_HEALTHZ_PORT:-20248}"
 KUBE_PROXY_HEALTHZ_PORT="${KUBE_PROXY_HEALTHZ_PORT:-20256}"

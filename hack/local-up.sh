@@ -3,7 +3,8 @@
 # API with it through APIServices, the way a cluster does:
 #   etcd, kube-apiserver (RBAC, front proxy), kube-controller-manager, kube-scheduler,
 #   kwok with fake nodes, the nginx-operator apiserver (delegated auth, embedded etcd)
-#   and the nginx-operator controller (leader election on).
+#   and the nginx-operator controller (leader election on; START_CONTROLLER=false leaves it out).
+# *_EXTRA_FLAGS variables append flags to a component's command line (hack/lib-local.sh).
 # With NODE=real (root only) this machine joins as a real node instead of kwok's fake
 # nodes (hack/lib-node.sh), and nginx-operator itself is left out: it is deployed onto the
 # node from artifacts/deploy (hack/deploy-to-node.sh), as in a real cluster.
@@ -120,18 +121,29 @@ start_kwok_and_nginx_operator() {
     --tls-cert-file "${PKI_DIR}/nginx-operator-apiserver.crt" --tls-private-key-file "${PKI_DIR}/nginx-operator-apiserver.key" \
     --kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
     --authentication-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
-    --authorization-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig"
+    --authorization-kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \
+    "${operator_apiserver_extra[@]}"
   wait_running nginx-operator-apiserver "APIService v1alpha2.operator.example.com" 120 \
     k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
   wait_for "ready fake nodes" 120 k wait --for=condition=Ready --timeout=5s node --all
 
+  if [[ "${START_CONTROLLER}" != true ]]; then
+    log "START_CONTROLLER=${START_CONTROLLER}: the controller is not started"
+    return 0
+  fi
   start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
     --leader-elect --leader-election-namespace nginx-operator-system \
-    --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}"
+    --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}" \
+    "${controller_extra[@]}"
   wait_running nginx-operator-controller "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
 }
 
 # --- control plane ------------------------------------------------------------------
+mapfile -t kube_apiserver_extra < <(extra_flags KUBE_APISERVER_EXTRA_FLAGS)
+mapfile -t kcm_extra < <(extra_flags KUBE_CONTROLLER_MANAGER_EXTRA_FLAGS)
+mapfile -t scheduler_extra < <(extra_flags KUBE_SCHEDULER_EXTRA_FLAGS)
+mapfile -t operator_apiserver_extra < <(extra_flags OPERATOR_APISERVER_EXTRA_FLAGS)
+mapfile -t controller_extra < <(extra_flags CONTROLLER_EXTRA_FLAGS)
 # With a real node, pods reach kube-apiserver on the node address, which the guards
 # close to everything but the bridge and loopback; they must be in place first.
 apiserver_node_flags=(--bind-address 127.0.0.1 --advertise-address 127.0.0.1)
@@ -157,7 +169,8 @@ start kube-apiserver "${KUBE_BIN_DIR}/kube-apiserver" \
   --requestheader-client-ca-file "${PKI_DIR}/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
   --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
   --requestheader-extra-headers-prefix X-Remote-Extra- \
-  --proxy-client-cert-file "${PKI_DIR}/front-proxy-client.crt" --proxy-client-key-file "${PKI_DIR}/front-proxy-client.key"
+  --proxy-client-cert-file "${PKI_DIR}/front-proxy-client.crt" --proxy-client-key-file "${PKI_DIR}/front-proxy-client.key" \
+  "${kube_apiserver_extra[@]}"
 wait_running kube-apiserver kube-apiserver 120 k get --raw /readyz
 
 start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
@@ -165,10 +178,12 @@ start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
   --bind-address 127.0.0.1 --secure-port "${KCM_PORT}" --leader-elect=false \
   --service-account-private-key-file "${PKI_DIR}/sa.key" --root-ca-file "${PKI_DIR}/ca.crt" \
   --use-service-account-credentials --controllers '*' \
-  --node-monitor-grace-period "${NODE_MONITOR_GRACE_PERIOD}"
+  --node-monitor-grace-period "${NODE_MONITOR_GRACE_PERIOD}" \
+  "${kcm_extra[@]}"
 start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
-  --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false
+  --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false \
+  "${scheduler_extra[@]}"
 if [[ "${NODE}" == real ]]; then
   wait_for "the default namespace" 60 k get namespace default
   node_up

@@ -37,7 +37,7 @@ func TestTrafficGuardsAreInPlace(t *testing.T) {
 	out := strings.Join(iptables(t, "-S", guard+"-OUT"), "\n")
 	fwd := strings.Join(iptables(t, "-S", guard+"-FWD"), "\n")
 	in := strings.Join(iptables(t, "-S", guard+"-IN"), "\n")
-	for _, cidr := range []string{"10.88.0.0/16", "10.0.0.0/24", "10.0.1.0/24"} {
+	for _, cidr := range []string{"10.88.0.0/16", "10.96.0.0/16", "10.244.0.0/16"} {
 		for name, rules := range map[string]string{"OUT": out, "FWD": fwd, "IN": in} {
 			if !strings.Contains(rules, "-d "+cidr+" -j DROP") {
 				t.Errorf("%s-%s does not drop traffic to %s:\n%s", guard, name, cidr, rules)
@@ -55,7 +55,7 @@ func TestTrafficGuardsAreInPlace(t *testing.T) {
 	if port := stack.Ports["KUBE_APISERVER_PORT"]; !strings.Contains(in, fmt.Sprintf("--dport %d -j DROP", port)) {
 		t.Errorf("%s-IN does not close kube-apiserver's port %d to other interfaces:\n%s", guard, port, in)
 	}
-	route, err := exec.Command("ip", "route", "show", "10.0.0.0/24").Output()
+	route, err := exec.Command("ip", "route", "show", "10.96.0.0/16").Output()
 	if err != nil || !strings.Contains(string(route), "dev ngxop0") {
 		t.Errorf("the Service range is not routed to the bridge: %q %v", route, err)
 	}

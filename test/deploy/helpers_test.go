@@ -107,7 +107,7 @@ func httpGet(addr string) (string, error) {
 
 var (
 	_, localNet, _   = net.ParseCIDR("10.88.0.0/16")
-	_, serviceNet, _ = net.ParseCIDR("10.0.0.0/24")
+	_, serviceNet, _ = net.ParseCIDR("10.96.0.0/16")
 )
 
 // waitForWelcome waits until nginx's welcome page is served at addr; a new ClusterIP

@@ -40,8 +40,8 @@ type loadResult struct {
 	retryable map[string]int
 }
 
-// maxObjects caps the creates of one loop: every NginxOperator becomes a Deployment and
-// a Service, and the local cluster's Service range is a /24.
+// maxObjects caps the creates of one loop: past it, the loop reads and updates a known
+// set of objects (each also a Deployment and a Service) instead of filling the cluster.
 const maxObjects = 60
 
 // runLoad creates (up to maxObjects), reads, updates and lists NginxOperators in
