@@ -34,6 +34,7 @@ func main() {
 	var burst int
 	flag.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8080", "Address of the /metrics endpoint; 0 disables it.")
 	flag.StringVar(&opts.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
+	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "0", "Address of the /debug/pprof endpoints, for profiling; 0 disables them.")
 	flag.BoolVar(&opts.LeaderElect, "leader-elect", false, "Run leader election (a Lease) so only one replica reconciles.")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "nginx-operator-system", "Namespace of the leader election Lease.")
 	flag.StringVar(&opts.LeaderElectionID, "leader-election-id", "nginx-operator-controller", "Name of the leader election Lease.")

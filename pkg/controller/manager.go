@@ -47,8 +47,10 @@ import (
 
 // Options configure the controller process.
 type Options struct {
-	MetricsAddr             string
-	ProbeAddr               string
+	MetricsAddr string
+	ProbeAddr   string
+	// PprofAddr serves net/http/pprof when set; "" or "0" leaves it off.
+	PprofAddr               string
 	LeaderElect             bool
 	LeaderElectionNamespace string
 	LeaderElectionID        string
@@ -89,6 +91,7 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		}},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.ProbeAddr,
+		PprofBindAddress:        opts.PprofAddr,
 		LeaderElection:          opts.LeaderElect,
 		LeaderElectionID:        opts.LeaderElectionID,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
