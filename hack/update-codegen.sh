@@ -45,3 +45,6 @@ kube::codegen::gen_client \
     --output-pkg "${THIS_PKG}/pkg/generated" \
     --boilerplate "${BOILERPLATE}" \
     "${SCRIPT_ROOT}/pkg/apis"
+
+# The v1alpha2 API as a CRD in another group, for make bench; needs the OpenAPI above.
+go run ./hack/crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.yaml"
