@@ -34,7 +34,9 @@ func (r *ConvergenceResult) Markdown() string {
 		"converged means every one is Available and rolled out (Progressing False) at its current generation, with its Deployment and Service present.\n\n",
 		r.N, r.Replicas, convergenceCreateWorkers)
 	b.WriteString("| measure | value |\n|---|---|\n")
-	row := func(name, format string, args ...any) { fmt.Fprintf(&b, "| %s | %s |\n", name, fmt.Sprintf(format, args...)) }
+	row := func(name, format string, args ...any) {
+		fmt.Fprintf(&b, "| %s | %s |\n", name, fmt.Sprintf(format, args...))
+	}
 	row("created in", "%.1f s", r.CreateSeconds)
 	row("converged in (from the first create)", "**%.1f s**", r.ConvergeSeconds)
 	row("create rate", "%.0f/s (%s)", r.CreateRate, r.CreateRateSource)
