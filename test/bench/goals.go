@@ -1,0 +1,194 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"math"
+)
+
+// goalSize is the measured size closest to want: the goals speak of 5k objects,
+// a shortened run judges them at the nearest size it has.
+func goalSize(sizes []int, want int) int {
+	best := sizes[0]
+	for _, s := range sizes {
+		if math.Abs(float64(s-want)) < math.Abs(float64(best-want)) {
+			best = s
+		}
+	}
+	return best
+}
+
+// best returns the target's result with the best value of pick over its formats
+// (lowest when lower is better), or nil when nothing was measured.
+func best(r *Result, op string, size int, target string, pick func(*OpResult) float64, lowerIsBetter bool) *OpResult {
+	var found *OpResult
+	for i := range r.Ops {
+		o := &r.Ops[i]
+		if o.Op != op || o.Size != size || o.Target != target || math.IsNaN(pick(o)) {
+			continue
+		}
+		if found == nil || (lowerIsBetter && pick(o) < pick(found)) || (!lowerIsBetter && pick(o) > pick(found)) {
+			found = o
+		}
+	}
+	return found
+}
+
+func p50(o *OpResult) float64 { return o.P50.Median }
+func p99(o *OpResult) float64 { return o.P99.Median }
+func rate(o *OpResult) float64 {
+	if o.Rate == nil {
+		return math.NaN()
+	}
+	return o.Rate.Median
+}
+
+// bestRate is the target's highest median rate over its formats, 0 when not measured.
+func bestRate(r *Result, op string, size int, target string) float64 {
+	if o := best(r, op, size, target, rate, false); o != nil {
+		return rate(o)
+	}
+	return 0
+}
+
+// evaluateGoals judges the targets. The CRD is always represented by its best
+// served format (JSON, or CBOR when that is faster), so a goal is never met against a
+// handicapped baseline.
+func evaluateGoals(r *Result) []Goal {
+	size := goalSize(r.Settings.Sizes, 5000)
+	largest := r.Settings.Sizes[len(r.Settings.Sizes)-1]
+	var goals []Goal
+
+	crdList := best(r, opList, size, "crd", p50, true)
+	for _, g := range []struct {
+		target string
+		want   float64
+	}{{"aggregated", 3}, {"direct", 4}} {
+		goal := Goal{Name: fmt.Sprintf("LIST of %d objects, %s, protobuf: faster than the CRD", size, g.target), Want: fmt.Sprintf("≥ %.0fx", g.want)}
+		ours := r.find(opList, size, g.target, "protobuf")
+		switch {
+		case crdList == nil:
+			goal.Why = "the CRD's list was not measured"
+		case ours == nil:
+			goal.Why = fmt.Sprintf("protobuf is not served by %s (%s)", g.target, r.formatStatus(g.target, "protobuf"))
+			if json := r.find(opList, size, g.target, "json"); json != nil {
+				goal.Why += fmt.Sprintf("; with JSON it is %.2fx the CRD's speed (p50 %.1f ms against %.1f ms, CRD %s)", crdList.P50.Median/json.P50.Median, json.P50.Median, crdList.P50.Median, crdList.Format)
+			}
+		default:
+			goal = judge(goal, crdList.P50.Median/ours.P50.Median, g.want, true,
+				fmt.Sprintf("p50 %.1f ms against the CRD's %.1f ms (%s)", ours.P50.Median, crdList.P50.Median, crdList.Format))
+		}
+		goals = append(goals, goal)
+	}
+
+	create := Goal{Name: fmt.Sprintf("Create throughput through the aggregator, growing to %d objects: against the CRD's", size), Want: "≥ 1x"}
+	aggCreate, crdCreate := best(r, opCreate, size, "aggregated", rate, false), best(r, opCreate, size, "crd", rate, false)
+	if aggCreate == nil || crdCreate == nil {
+		create.Why = "create rates were not measured"
+	} else {
+		create = judge(create, rate(aggCreate)/rate(crdCreate), 1, true,
+			fmt.Sprintf("%.0f/s (%s) against the CRD's %.0f/s (%s), %d concurrent clients", rate(aggCreate), aggCreate.Format, rate(crdCreate), crdCreate.Format, r.Settings.Clients))
+	}
+	goals = append(goals, create)
+
+	heap := Goal{Name: fmt.Sprintf("Heap per stored object at %d objects: our apiserver against kube-apiserver per custom resource", largest), Want: "≤ 0.33x"}
+	ours, kube := r.memory(largest, operatorAPIServer), r.memory(largest, kubeAPIServer)
+	if ours == nil || kube == nil || kube.PerObject <= 0 {
+		heap.Why = "heap growth was not measured"
+	} else {
+		heap = judge(heap, ours.PerObject/kube.PerObject, 1.0/3, false,
+			fmt.Sprintf("%.1f KiB against %.1f KiB per object", ours.PerObject/1024, kube.PerObject/1024))
+	}
+	goals = append(goals, heap)
+
+	crdWatch := best(r, opWatch, size, "crd", p99, true)
+	for _, target := range []string{"aggregated", "direct"} {
+		goal := Goal{Name: fmt.Sprintf("Watch delivery p99 at %d objects, %s: against the CRD's", size, target), Want: "≤ 1x"}
+		ours := best(r, opWatch, size, target, p99, true)
+		if ours == nil || crdWatch == nil {
+			goal.Why = "watch latency was not measured"
+		} else {
+			goal = judge(goal, ours.P99.Median/crdWatch.P99.Median, 1, false,
+				fmt.Sprintf("%.1f ms (%s) against %.1f ms (%s)", ours.P99.Median, ours.Format, crdWatch.P99.Median, crdWatch.Format))
+		}
+		goals = append(goals, goal)
+	}
+	return append(goals, controllerGoals(r)...)
+}
+
+// judge fills in a measured goal: value against want, higher or lower being better.
+func judge(g Goal, value, want float64, higherIsBetter bool, detail string) Goal {
+	if math.IsNaN(value) || math.IsInf(value, 0) {
+		g.Why = "not measurable: " + detail
+		return g
+	}
+	g.Known, g.Value = true, value
+	g.Measured = fmt.Sprintf("%.2fx: %s", value, detail)
+	if higherIsBetter {
+		g.Met = value >= want
+	} else {
+		g.Met = value <= want
+	}
+	return g
+}
+
+func (r *Result) memory(size int, server string) *MemoryPoint {
+	for i := range r.Memory {
+		if r.Memory[i].Size == size && r.Memory[i].Server == server {
+			return &r.Memory[i]
+		}
+	}
+	return nil
+}
+
+func (r *Result) formatStatus(target, format string) string {
+	for _, t := range r.Targets {
+		if t.Name == target {
+			if s, ok := t.Formats[format]; ok {
+				return s
+			}
+		}
+	}
+	return "not measured"
+}
+
+// controllerGoals judges the convergence run: time to converge against the lower bound
+// N / create rate, and writes during the steady state afterwards.
+func controllerGoals(r *Result) []Goal {
+	converge := Goal{Name: fmt.Sprintf("Controller: %d objects converge within 2x of the create-rate lower bound", r.Settings.ConvergenceN), Want: "≤ 2x"}
+	steady := Goal{Name: "Controller: writes during the steady state after convergence", Want: "0"}
+	c := r.Convergence
+	switch {
+	case !r.Settings.ConvergenceRun:
+		converge.Why = "the convergence run was switched off (-convergence=false)"
+		steady.Why = converge.Why
+	case c == nil:
+		converge.Why = "the convergence run failed: " + r.ConvergenceError
+		steady.Why = converge.Why
+	default:
+		if c.LowerBoundSeconds > 0 {
+			converge = judge(converge, c.RatioToLowerBound, 2, false,
+				fmt.Sprintf("converged in %.1f s against a lower bound of %.1f s (%s)", c.ConvergeSeconds, c.LowerBoundSeconds, c.LowerBound))
+		} else {
+			converge.Why = "no create rate to bound it: " + c.LowerBound
+		}
+		steady.Known, steady.Value, steady.Met = true, c.SteadyStateWrites.Total, c.SteadyStateWrites.Total == 0
+		steady.Measured = fmt.Sprintf("%.0f writes in %.0f s", c.SteadyStateWrites.Total, c.SteadyStateSeconds)
+	}
+	return []Goal{converge, steady}
+}

@@ -1,0 +1,311 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command bench measures the nginx-operator API against the same API served as a CRD,
+// side by side on a private local control plane, and writes docs/benchmarks.{md,json,svg}.
+// `make bench` runs it; `go run ./test/bench -h` lists the knobs for a shorter run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/example/nginx-operator/test/framework"
+)
+
+type options struct {
+	out, repo, crdFile, profileDir, command string
+	sizes                                   []int
+	rounds, clients                         int
+	gets, lists, updates, watchUpdates      int
+	pageLimit                               int64
+	cbor, convergence                       bool
+	convergenceN                            int
+	steadyState                             time.Duration
+}
+
+func parseFlags() (*options, error) {
+	o := &options{}
+	sizes := flag.String("sizes", "1000,5000,10000", "object counts per target, measured cumulatively (create up to each, measure)")
+	flag.StringVar(&o.out, "out", "docs", "directory for benchmarks.md, benchmarks.json and benchmarks.svg")
+	flag.StringVar(&o.repo, "repo", ".", "repository root (bin/ and hack/ are used from there)")
+	flag.StringVar(&o.crdFile, "crd", "artifacts/bench/crd-nginxoperators.yaml", "the v1alpha2 schema as a CRD in another group, relative to -repo")
+	flag.StringVar(&o.profileDir, "profile", "", "write CPU profiles of our apiserver during the create and list phases of the largest size to this directory")
+	flag.StringVar(&o.command, "command", "", "the command to print in the report (default: this program's command line)")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds per operation; targets are interleaved round by round")
+	flag.IntVar(&o.clients, "clients", 16, "concurrent keep-alive clients for create, get, update and delete")
+	flag.IntVar(&o.gets, "gets", 300, "gets per round")
+	flag.IntVar(&o.lists, "lists", 5, "whole-collection lists per round")
+	flag.IntVar(&o.updates, "updates", 200, "updates per round")
+	flag.IntVar(&o.watchUpdates, "watch-updates", 100, "writes timed to their watch event per round")
+	flag.Int64Var(&o.pageLimit, "page-limit", 500, "page size of the paginated list")
+	flag.BoolVar(&o.cbor, "cbor", true, "start both servers with --feature-gates=CBORServingAndStorage=true and measure CBOR")
+	flag.BoolVar(&o.convergence, "convergence", true, "measure controller convergence after the API scenarios")
+	flag.IntVar(&o.convergenceN, "convergence-n", 1000, "NginxOperators the convergence run creates")
+	flag.DurationVar(&o.steadyState, "steady-state", 60*time.Second, "how long the convergence run counts writes after convergence")
+	flag.Parse()
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 || (len(o.sizes) > 0 && n <= o.sizes[len(o.sizes)-1]) {
+			return nil, fmt.Errorf("-sizes wants increasing positive counts, got %q", *sizes)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	if o.rounds < 1 || o.clients < 1 || o.gets < 1 || o.lists < 1 || o.updates < 1 || o.watchUpdates < 1 || o.pageLimit < 1 {
+		return nil, errors.New("-rounds, -clients, -gets, -lists, -updates, -watch-updates and -page-limit must be positive")
+	}
+	if o.command == "" {
+		o.command = strings.Join(os.Args, " ")
+	}
+	return o, nil
+}
+
+func main() {
+	// The CRD client's unstructured serializer offers CBOR only with client-go's gate on;
+	// it is read once, on first use, so it is set before any client exists.
+	os.Setenv("KUBE_FEATURE_ClientsAllowCBOR", "true")
+	o, err := parseFlags()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o *options) (err error) {
+	started := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Printf("[%6s] %s\n", time.Since(started).Round(time.Second), fmt.Sprintf(format, args...))
+	}
+	root, err := filepath.Abs(o.repo)
+	if err != nil {
+		return err
+	}
+	crd, err := readCRD(filepath.Join(root, o.crdFile))
+	if err != nil {
+		return err
+	}
+	extra := []string{"START_CONTROLLER=false"}
+	if o.cbor {
+		gate := "--feature-gates=CBORServingAndStorage=true"
+		extra = append(extra, "KUBE_APISERVER_EXTRA_FLAGS="+gate, "OPERATOR_APISERVER_EXTRA_FLAGS="+gate)
+	}
+	stack, err := framework.NewStack(root, "nginx-operator-bench-", extra...)
+	if err != nil {
+		return err
+	}
+	// Whatever happens from here on (a failed phase, Ctrl-C), the stack is stopped by PID.
+	defer func() {
+		logf("stopping the local control plane")
+		if out, downErr := stack.Down(2 * time.Minute); downErr != nil {
+			fmt.Fprintln(os.Stderr, out)
+			err = errors.Join(err, downErr)
+		}
+	}()
+	logf("starting a private local control plane in %s", stack.LocalDir)
+	if err := stack.Up(stackPorts, 3, 10*time.Minute); err != nil {
+		stack.DumpLogs(20)
+		return err
+	}
+	logf("local control plane up")
+	if err := stopController(stack.LocalDir, logf); err != nil {
+		return err
+	}
+
+	kubeHost := fmt.Sprintf("https://127.0.0.1:%d", stack.Ports["KUBE_APISERVER_PORT"])
+	operatorHost := fmt.Sprintf("https://127.0.0.1:%d", stack.Ports["OPERATOR_APISERVER_PORT"])
+	kubeAdmin := adminConfig(stack.LocalDir, kubeHost, "ca.crt")
+	operatorAdmin := adminConfig(stack.LocalDir, operatorHost, "nginx-operator-ca.crt")
+	if err := crd.install(ctx, kubeAdmin); err != nil {
+		return err
+	}
+	targets := newTargets(stack.LocalDir, stack.Ports["KUBE_APISERVER_PORT"], stack.Ports["OPERATOR_APISERVER_PORT"], crd.gvr, crd.kind)
+	if err := createNamespaces(ctx, kubeAdmin, targets); err != nil {
+		return err
+	}
+
+	result := &Result{
+		Command: o.command, Started: started.UTC(), Machine: describeMachine(),
+		Versions: versions(ctx, stack.LocalDir, stack.Ports),
+		Settings: Settings{Sizes: o.sizes, Rounds: o.rounds, Clients: o.clients, GetsPerRound: o.gets,
+			ListsPerRound: o.lists, UpdatesPerRnd: o.updates, WatchPerRound: o.watchUpdates, PageLimit: o.pageLimit,
+			CBOR: o.cbor, CRDFile: o.crdFile, ConvergenceN: o.convergenceN, ConvergenceRun: o.convergence},
+	}
+	result.Versions["go (benchmark client)"] = result.Machine.GoVersion
+
+	b := &Bench{cfg: result.Settings, targets: targets, clients: map[string][]*Client{}, logf: logf,
+		stored: map[string]int{}, accs: map[string]*acc{}}
+	for _, t := range targets {
+		info := TargetInfo{Name: t.Name, Title: t.Title, Path: fmt.Sprintf("%s/apis/%s/namespaces/%s/%s", t.Host, t.GV, t.Namespace, t.Resource), Formats: map[string]string{}}
+		for _, f := range allFormats {
+			if f.Name == "cbor" && !o.cbor {
+				continue
+			}
+			c, err := newClient(stack.LocalDir, t, f, o.clients)
+			if err != nil {
+				return err
+			}
+			if err := c.probe(ctx); err != nil {
+				return err
+			}
+			if c.NotServed != "" {
+				info.Formats[f.Name] = "not served: " + c.NotServed
+				logf("%-28s not served: %s", c.Key(), c.NotServed)
+				continue
+			}
+			info.Formats[f.Name] = "served"
+			b.clients[t.Name] = append(b.clients[t.Name], c)
+			logf("%-28s served", c.Key())
+		}
+		result.Targets = append(result.Targets, info)
+	}
+
+	heapOf := map[string]heapSource{}
+	for name, cfg := range map[string]*rest.Config{kubeAPIServer: kubeAdmin, operatorAPIServer: operatorAdmin} {
+		client, err := rest.HTTPClientFor(cfg)
+		if err != nil {
+			return err
+		}
+		heapOf[name] = heapSource{url: cfg.Host, client: client}
+	}
+	if b.resources, err = newResources(stack.LocalDir, heapOf); err != nil {
+		return err
+	}
+	var profiler *Profiler
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return err
+		}
+		profiler = &Profiler{dir: o.profileDir, source: heapOf[operatorAPIServer], chunk: 5, logf: logf}
+	}
+
+	if err := b.runScenarios(ctx, result, profiler); err != nil {
+		return err
+	}
+	result.Ops = b.results(map[string]bool{opCreate: true, opDelete: true, opPaginate: true})
+
+	if o.convergence {
+		rate := bestRate(result, opCreate, o.sizes[len(o.sizes)-1], "aggregated")
+		logf("controller convergence: %d NginxOperators (create rate through the aggregator %.0f/s)", o.convergenceN, rate)
+		conv, err := RunConvergence(ctx, ConvergenceConfig{RepoRoot: root, LocalDir: stack.LocalDir, N: o.convergenceN,
+			SteadyState: o.steadyState, CreateRate: rate, Logf: logf})
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			result.ConvergenceError = err.Error()
+			logf("convergence failed: %v", err)
+		}
+		result.Convergence = conv
+	}
+	result.Goals = evaluateGoals(result)
+	result.Duration = time.Since(started).Round(time.Second).String()
+	if err := writeReport(o.out, result); err != nil {
+		return err
+	}
+	logf("wrote %s/benchmarks.md, benchmarks.json and benchmarks.svg", o.out)
+	return nil
+}
+
+// runScenarios grows every target to each size in turn and measures every operation
+// there, then deletes everything.
+func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Profiler) error {
+	baseline, err := b.resources.Heap(ctx)
+	if err != nil {
+		return err
+	}
+	largest := b.cfg.Sizes[len(b.cfg.Sizes)-1]
+	profile := func(size int, phase string, fn func() error) error {
+		if profiler == nil || size != largest {
+			return fn()
+		}
+		stop := profiler.Start(ctx, phase)
+		err := fn()
+		summary, perr := stop()
+		if perr != nil {
+			return errors.Join(err, fmt.Errorf("profiling %s: %w", phase, perr))
+		}
+		result.Profiles = append(result.Profiles, *summary)
+		return err
+	}
+	for _, size := range b.cfg.Sizes {
+		b.logf("growing every target to %d objects", size)
+		if err := profile(size, "create", func() error { return b.grow(ctx, size) }); err != nil {
+			return err
+		}
+		heap, err := b.resources.Heap(ctx)
+		if err != nil {
+			return err
+		}
+		result.Memory = append(result.Memory, b.memoryPoints(size, baseline, heap)...)
+		if profiler != nil && size == largest {
+			summary, err := profiler.SaveHeap(ctx, fmt.Sprintf("%d", size))
+			if err != nil {
+				return err
+			}
+			result.Profiles = append(result.Profiles, *summary)
+		}
+		if err := b.gets(ctx, size); err != nil {
+			return err
+		}
+		if err := profile(size, "list", func() error { return b.lists(ctx, size) }); err != nil {
+			return err
+		}
+		for _, phase := range []func(context.Context, int) error{b.paginate, b.updates, b.watches} {
+			if err := phase(ctx, size); err != nil {
+				return err
+			}
+		}
+	}
+	b.logf("deleting everything")
+	return b.shrink(ctx, largest)
+}
+
+// memoryPoints relates each server's heap growth to the objects it stores: the CRD's
+// objects live in kube-apiserver, the aggregated and direct targets' in our apiserver.
+func (b *Bench) memoryPoints(size int, baseline, heap map[string]float64) []MemoryPoint {
+	objects := map[string]int{}
+	for _, t := range b.targets {
+		objects[t.Stores] += b.stored[t.Name]
+	}
+	var out []MemoryPoint
+	for _, server := range []string{kubeAPIServer, operatorAPIServer} {
+		p := MemoryPoint{Size: size, Server: server, Objects: objects[server], HeapBytes: heap[server], BaselineBytes: baseline[server]}
+		if p.Objects > 0 {
+			p.PerObject = (p.HeapBytes - p.BaselineBytes) / float64(p.Objects)
+		}
+		b.logf("  heap of %-25s %7.1f MiB (baseline %.1f MiB) with %d objects: %.0f bytes/object", server, p.HeapBytes/(1<<20), p.BaselineBytes/(1<<20), p.Objects, p.PerObject)
+		out = append(out, p)
+	}
+	return out
+}
