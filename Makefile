@@ -49,3 +49,7 @@ clean: down ## Stop the local stack, remove binaries and local state
 .PHONY: images
 images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset
 	./hack/images/build.sh $(IMAGES)
+
+.PHONY: bench
+bench: tools build ## Benchmarks on a private local stack: our API (direct and aggregated) against the same API as a CRD, then controller convergence; writes docs/benchmarks.{md,json,svg} (under 20 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -convergence-n 100" for a quick run
+	$(GO) run ./test/bench -out docs -profile _output/bench-profiles -command "make bench$(if $(BENCH_FLAGS), BENCH_FLAGS='$(BENCH_FLAGS)')" $(BENCH_FLAGS)
