@@ -173,16 +173,22 @@ start kube-apiserver "${KUBE_BIN_DIR}/kube-apiserver" \
   "${kube_apiserver_extra[@]}"
 wait_running kube-apiserver kube-apiserver 120 k get --raw /readyz
 
+# Client-side limits well above the defaults (20 QPS for each of kube-controller-manager's
+# controllers, 50 for the scheduler): with the defaults the Deployment controller's
+# limit made 300 NginxOperators take 71 s to converge, 19 s with these. API Priority and
+# Fairness still protects kube-apiserver.
 start kube-controller-manager "${KUBE_BIN_DIR}/kube-controller-manager" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
   --bind-address 127.0.0.1 --secure-port "${KCM_PORT}" --leader-elect=false \
   --service-account-private-key-file "${PKI_DIR}/sa.key" --root-ca-file "${PKI_DIR}/ca.crt" \
   --use-service-account-credentials --controllers '*' \
   --node-monitor-grace-period "${NODE_MONITOR_GRACE_PERIOD}" \
+  --kube-api-qps 500 --kube-api-burst 1000 \
   "${kcm_extra[@]}"
 start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
   --kubeconfig "${KUBECONFIG_FILE}" --authentication-kubeconfig "${KUBECONFIG_FILE}" --authorization-kubeconfig "${KUBECONFIG_FILE}" \
   --bind-address 127.0.0.1 --secure-port "${SCHEDULER_PORT}" --leader-elect=false \
+  --kube-api-qps 500 --kube-api-burst 1000 \
   "${scheduler_extra[@]}"
 if [[ "${NODE}" == real ]]; then
   wait_for "the default namespace" 60 k get namespace default
