@@ -54,7 +54,7 @@ func parseFlags() (*options, error) {
 	flag.StringVar(&o.out, "out", "docs", "directory for benchmarks.md, benchmarks.json and benchmarks.svg")
 	flag.StringVar(&o.repo, "repo", ".", "repository root (bin/ and hack/ are used from there)")
 	flag.StringVar(&o.crdFile, "crd", "artifacts/bench/crd-nginxoperators.yaml", "the v1alpha2 schema as a CRD in another group, relative to -repo")
-	flag.StringVar(&o.profileDir, "profile", "", "write CPU profiles of our apiserver during the create and list phases of the largest size to this directory")
+	flag.StringVar(&o.profileDir, "profile", "", "write CPU profiles of our apiserver during the create, list and update phases of the largest size, and its live heap there, to this directory")
 	flag.StringVar(&o.command, "command", "", "the command to print in the report (default: this program's command line)")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds per operation; targets are interleaved round by round")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent keep-alive clients for create, get, update and delete")
@@ -281,10 +281,14 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 		if err := profile(size, "list", func() error { return b.lists(ctx, size) }); err != nil {
 			return err
 		}
-		for _, phase := range []func(context.Context, int) error{b.paginate, b.updates, b.watches} {
-			if err := phase(ctx, size); err != nil {
-				return err
-			}
+		if err := b.paginate(ctx, size); err != nil {
+			return err
+		}
+		if err := profile(size, "update", func() error { return b.updates(ctx, size) }); err != nil {
+			return err
+		}
+		if err := b.watches(ctx, size); err != nil {
+			return err
 		}
 	}
 	b.logf("deleting everything")

@@ -87,6 +87,9 @@ func renderMarkdown(r *Result) string {
 				status = "**met**"
 			}
 		}
+		if g.Known && g.Why != "" {
+			measured += "; " + g.Why
+		}
 		w("| %s | %s | %s | %s |\n", g.Name, g.Want, measured, status)
 	}
 	w("\nThe CRD is always judged by its best served format. Speed-ups are the CRD's median p50 divided by ours; rates are ours divided by the CRD's.\n\n")
