@@ -114,14 +114,13 @@ func renderMarkdown(r *Result) string {
 	renderMemory(&b, r)
 	renderProfiles(&b, r)
 
-	w("## Controller convergence\n\n")
 	switch {
-	case r.Convergence != nil:
+	case r.Convergence != nil: // its own section, heading included
 		w("%s\n", strings.TrimSpace(r.Convergence.Markdown()))
 	case r.ConvergenceError != "":
-		w("The convergence run failed: %s\n", r.ConvergenceError)
+		w("## Controller convergence\n\nThe convergence run failed: %s\n", r.ConvergenceError)
 	default:
-		w("Not run in this invocation (-convergence=false).\n")
+		w("## Controller convergence\n\nNot run in this invocation (-convergence=false).\n")
 	}
 	w("\n![latency against object count](benchmarks.svg)\n\nMachine-readable: [benchmarks.json](benchmarks.json).\n")
 	return b.String()
