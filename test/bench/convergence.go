@@ -102,7 +102,10 @@ type ConvergenceResult struct {
 	ClusterWrites          map[string]float64 `json:"cluster_writes"`
 	ClusterWritesPerObject float64            `json:"cluster_writes_per_object"`
 	ClusterWriteRate       float64            `json:"cluster_writes_per_second"`
-	Notes                  []string           `json:"notes,omitempty"`
+	// ServerSeconds is the mean time the servers took per write of the controller's
+	// while converging (apiserver_request_duration_seconds), e.g. "APPLY services".
+	ServerSeconds map[string]float64 `json:"server_seconds_per_write"`
+	Notes         []string           `json:"notes,omitempty"`
 }
 
 // minControllerWritesPerObject: a Deployment, a Service and one status update.
@@ -219,6 +222,7 @@ func RunConvergence(ctx context.Context, cfg ConvergenceConfig) (*ConvergenceRes
 		converged.kube.sum("apiserver_request_total", isWrite, "resource", "subresource"))
 	res.ClusterWritesPerObject = metricTotal(res.ClusterWrites) / float64(cfg.N)
 	res.ClusterWriteRate = metricTotal(res.ClusterWrites) / res.ConvergeSeconds
+	res.ServerSeconds = meanServerSeconds(before, converged)
 	res.Notes = append(res.Notes, crossCheck("convergence", res.Writes)...)
 	if heap, err := s.heapAfterGC(ctx); err == nil {
 		res.ControllerHeapBytes = heap
@@ -508,6 +512,30 @@ func serverWrites(s probeSnapshot) map[string]float64 {
 		allOf(isWrite, labelIn("resource", "nginxoperators"), labelIn("subresource", "status")),
 		"verb", "resource") {
 		out[k+"/status"] += v
+	}
+	return out
+}
+
+// meanServerSeconds is the servers' mean duration of the controller's kinds of writes
+// between two snapshots.
+func meanServerSeconds(before, after probeSnapshot) map[string]float64 {
+	kube := allOf(labelIn("verb", "APPLY"), labelIn("resource", "deployments", "services"), labelIn("subresource", ""))
+	status := allOf(labelIn("verb", "PUT"), labelIn("resource", "nginxoperators"), labelIn("subresource", "status"))
+	out := map[string]float64{}
+	for _, m := range []struct {
+		snap   func(probeSnapshot) metricSnapshot
+		match  func(map[string]string) bool
+		suffix string
+	}{
+		{func(p probeSnapshot) metricSnapshot { return p.kube }, kube, ""},
+		{func(p probeSnapshot) metricSnapshot { return p.operator }, status, "/status"},
+	} {
+		sumsBefore, countsBefore := m.snap(before).histogram("apiserver_request_duration_seconds", m.match, "verb", "resource")
+		sumsAfter, countsAfter := m.snap(after).histogram("apiserver_request_duration_seconds", m.match, "verb", "resource")
+		sums, counts := metricDelta(sumsBefore, sumsAfter), metricDelta(countsBefore, countsAfter)
+		for k, n := range counts {
+			out[k+m.suffix] = sums[k] / n
+		}
 	}
 	return out
 }

@@ -77,6 +77,36 @@ func (s metricSnapshot) sum(name string, match func(labels map[string]string) bo
 	return out
 }
 
+// histogram adds up the sums and the counts of a histogram family's samples whose
+// labels pass match, keyed like sum.
+func (s metricSnapshot) histogram(name string, match func(labels map[string]string) bool, keyLabels ...string) (sums, counts map[string]float64) {
+	sums, counts = map[string]float64{}, map[string]float64{}
+	family, ok := s[name]
+	if !ok {
+		return sums, counts
+	}
+	for _, m := range family.GetMetric() {
+		h := m.GetHistogram()
+		if h == nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if match != nil && !match(labels) {
+			continue
+		}
+		key := make([]string, len(keyLabels))
+		for i, l := range keyLabels {
+			key[i] = labels[l]
+		}
+		sums[strings.Join(key, " ")] += h.GetSampleSum()
+		counts[strings.Join(key, " ")] += float64(h.GetSampleCount())
+	}
+	return sums, counts
+}
+
 // value is the sum of every sample of a family that passes match.
 func (s metricSnapshot) value(name string, match func(labels map[string]string) bool) float64 {
 	return metricTotal(s.sum(name, match))

@@ -45,6 +45,7 @@ func (r *ConvergenceResult) Markdown() string {
 	row("controller's own minimum (3 writes per object at the create rate)", "%.1f s (convergence %.1fx of it)", r.WriteBoundSeconds, safeRatio(r.ConvergeSeconds, r.WriteBoundSeconds))
 	row("controller writes per object while converging", "**%.2f** (%s)", r.Writes.PerObject, describeWrites(r.Writes))
 	row("counted by the servers while converging", "%s", joinCounts(r.Writes.Server))
+	row("servers' mean time per write while converging", "%s", joinSeconds(r.ServerSeconds))
 	row(fmt.Sprintf("controller writes in %.0f s of steady state", r.SteadyStateSeconds), "**%.0f** (target 0; %s; %.0f reconciles)", r.SteadyStateWrites.Total, describeWrites(r.SteadyStateWrites), r.SteadyReconciles)
 	row("reconciles while converging", "%.0f (%.2f per object)", r.Reconciles, safeRatio(r.Reconciles, float64(r.N)))
 	row("controller CPU while converging", "%.1f s", r.ControllerCPUSeconds)
@@ -86,6 +87,18 @@ func joinCounts(m map[string]float64) string {
 	parts := make([]string, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s %.0f", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// joinSeconds prints "a 12 ms, b 3 ms" in key order, or "none".
+func joinSeconds(m map[string]float64) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %.0f ms", k, m[k]*1000))
 	}
 	return strings.Join(parts, ", ")
 }

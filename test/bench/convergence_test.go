@@ -185,3 +185,18 @@ func TestConvergenceAgainstRunningStack(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestMeanServerSeconds(t *testing.T) {
+	hist := func(sum float64, count int) string {
+		return `# TYPE apiserver_request_duration_seconds histogram
+apiserver_request_duration_seconds_bucket{group="",resource="services",subresource="",verb="APPLY",le="+Inf"} ` + strconv.Itoa(count) + `
+apiserver_request_duration_seconds_sum{group="",resource="services",subresource="",verb="APPLY"} ` + strconv.FormatFloat(sum, 'f', -1, 64) + `
+apiserver_request_duration_seconds_count{group="",resource="services",subresource="",verb="APPLY"} ` + strconv.Itoa(count) + `
+`
+	}
+	before := probeSnapshot{kube: mustParse(t, hist(10, 100)), operator: metricSnapshot{}}
+	after := probeSnapshot{kube: mustParse(t, hist(60, 200)), operator: metricSnapshot{}}
+	if diff := cmp.Diff(map[string]float64{"APPLY services": 0.5}, meanServerSeconds(before, after)); diff != "" {
+		t.Errorf("mean seconds (-want +got):\n%s", diff)
+	}
+}
