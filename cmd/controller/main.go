@@ -39,7 +39,7 @@ func main() {
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "nginx-operator-system", "Namespace of the leader election Lease.")
 	flag.StringVar(&opts.LeaderElectionID, "leader-election-id", "nginx-operator-controller", "Name of the leader election Lease.")
 	flag.DurationVar(&opts.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a standby waits before taking over an unrenewed Lease.")
-	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "NginxOperators reconciled in parallel.")
+	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 16, "NginxOperators reconciled in parallel.")
 	flag.DurationVar(&opts.MaxRetryDelay, "max-retry-delay", controller.DefaultMaxRetryDelay, "Longest backoff between retries of an NginxOperator whose Deployment or Service the API server refuses.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Client-side QPS limit towards the API server.")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Client-side burst limit towards the API server.")
