@@ -51,8 +51,8 @@ type Reconciler struct {
 	// Client reads from the informer cache, which holds only the Deployments and
 	// Services that carry ManagedByLabel.
 	Client client.Client
-	// APIReader reads around the cache: right after a write, when the cache may still
-	// hold the old Deployment, and to find a same-named object the cache does not hold.
+	// APIReader reads around the cache, to find a same-named object the cache does not
+	// hold. After an apply the response is the object as it now is: no read is needed.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
@@ -150,9 +150,11 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 	if err := r.apply(ctx, no, desired, "Deployment", found); err != nil {
 		return current, "", err
 	}
-	applied := &appsv1.Deployment{}
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(no), applied); err != nil {
-		return nil, "", client.IgnoreNotFound(err)
+	// The client decodes the apply's response into desired: that is the Deployment as
+	// it now is, newer than the cache, without reading it again.
+	applied, err := convert[appsv1.Deployment](desired)
+	if err != nil {
+		return current, "", err
 	}
 	return applied, "", nil
 }

@@ -244,6 +244,56 @@ func TestReconcileWritesOnlyWhatChanged(t *testing.T) {
 	}
 }
 
+// liveReads counts the reads that go around the cache.
+type liveReads struct {
+	client.Reader
+	mu    sync.Mutex
+	kinds []string
+}
+
+func (l *liveReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	l.mu.Lock()
+	l.kinds = append(l.kinds, kindOf(obj))
+	l.mu.Unlock()
+	return l.Reader.Get(ctx, key, obj, opts...)
+}
+
+func TestReconcileTakesTheAppliedDeploymentFromTheApplyResponse(t *testing.T) {
+	h := newHarness(t, sample("web"))
+	reads := &liveReads{Reader: h.r.APIReader}
+	h.r.APIReader = reads
+
+	// A new NginxOperator: only the look for same-named strangers reads around the cache.
+	h.reconcile("web")
+	if got := strings.Join(reads.kinds, ","); got != "Deployment,Service" {
+		t.Errorf("first reconcile read %q around the cache, want the stranger checks only", got)
+	}
+
+	// A spec change while the Deployment is available: status comes from the apply's
+	// response, which carries the Deployment controller's status, without another read.
+	h.deploymentAvailable("web", 2)
+	h.reconcile("web")
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	no.Spec.Replicas = ptr.To[int32](5)
+	no.Generation = 2
+	if err := h.client.Update(context.Background(), no); err != nil {
+		t.Fatal(err)
+	}
+	reads.kinds = nil
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,update status" {
+		t.Fatalf("after scaling: %q", got)
+	}
+	if len(reads.kinds) != 0 {
+		t.Errorf("reconcile of a scaled NginxOperator read %q around the cache", reads.kinds)
+	}
+	h.get("web", no)
+	if no.Status.ReadyReplicas != 2 || !apimeta.IsStatusConditionTrue(no.Status.Conditions, v1alpha2.ConditionProgressing) {
+		t.Errorf("status after scaling does not show the applied Deployment rolling out from 2 ready pods: %+v", no.Status)
+	}
+}
+
 func TestReconcileRevertsDriftAndKeepsForeignFields(t *testing.T) {
 	h := newHarness(t, sample("web"))
 	h.reconcile("web")
