@@ -150,6 +150,9 @@ func RunConvergence(ctx context.Context, cfg ConvergenceConfig) (*ConvergenceRes
 	if err := s.checkNoOtherController(ctx); err != nil {
 		return nil, err
 	}
+	if err := s.checkNoNginxOperators(ctx); err != nil {
+		return nil, err
+	}
 	res := &ConvergenceResult{N: cfg.N, Replicas: 1, CreateRate: cfg.CreateRate, CreateRateSource: "the API scenarios (creates through the aggregator)"}
 	if res.CreateRate <= 0 {
 		// Measured before the controller runs, so that its work does not slow the creates.
@@ -310,6 +313,24 @@ func (s *convergenceStack) checkNoOtherController(ctx context.Context) error {
 			time.Since(lease.Spec.RenewTime.Time).Round(time.Second))
 	}
 	return nil
+}
+
+// checkNoNginxOperators refuses to start when NginxOperators exist already: the
+// controller would reconcile them too, and their work would count as convergence's.
+func (s *convergenceStack) checkNoNginxOperators(ctx context.Context) error {
+	list, err := s.operator.OperatorV1alpha2().NginxOperators("").List(ctx, metav1.ListOptions{Limit: 1})
+	if err != nil {
+		return fmt.Errorf("looking for existing NginxOperators: %w", err)
+	}
+	if len(list.Items) == 0 {
+		return nil
+	}
+	more := int64(0)
+	if list.RemainingItemCount != nil {
+		more = *list.RemainingItemCount
+	}
+	return fmt.Errorf("%d NginxOperators exist already (one is %s/%s): the controller would reconcile them as well; delete them first",
+		1+more, list.Items[0].Namespace, list.Items[0].Name)
 }
 
 func (s *convergenceStack) newNamespace(ctx context.Context, prefix string) (string, error) {
