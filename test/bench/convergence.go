@@ -103,9 +103,14 @@ type ConvergenceResult struct {
 	ClusterWritesPerObject float64            `json:"cluster_writes_per_object"`
 	ClusterWriteRate       float64            `json:"cluster_writes_per_second"`
 	// ServerSeconds is the mean time the servers took per write of the controller's
-	// while converging (apiserver_request_duration_seconds), e.g. "APPLY services".
+	// while converging (apiserver_request_duration_seconds), e.g. "APPLY services",
+	// and per IPAddress kube-apiserver created for a Service's ClusterIP ("POST ipaddresses").
 	ServerSeconds map[string]float64 `json:"server_seconds_per_write"`
-	Notes         []string           `json:"notes,omitempty"`
+	// ClusterIPBoundSeconds is N times the mean IPAddress create: kube-apiserver
+	// allocates dynamic ClusterIPs one at a time (its MetaAllocator holds a mutex across
+	// the IPAddress create), so no N Services can be created faster.
+	ClusterIPBoundSeconds float64  `json:"cluster_ip_bound_seconds"`
+	Notes                 []string `json:"notes,omitempty"`
 }
 
 // minControllerWritesPerObject: a Deployment, a Service and one status update.
@@ -226,6 +231,7 @@ func RunConvergence(ctx context.Context, cfg ConvergenceConfig) (*ConvergenceRes
 	res.ClusterWritesPerObject = metricTotal(res.ClusterWrites) / float64(cfg.N)
 	res.ClusterWriteRate = metricTotal(res.ClusterWrites) / res.ConvergeSeconds
 	res.ServerSeconds = meanServerSeconds(before, converged)
+	res.ClusterIPBoundSeconds = float64(cfg.N) * res.ServerSeconds["POST ipaddresses"]
 	res.Notes = append(res.Notes, crossCheck("convergence", res.Writes)...)
 	if heap, err := s.heapAfterGC(ctx); err == nil {
 		res.ControllerHeapBytes = heap
@@ -540,7 +546,10 @@ func serverWrites(s probeSnapshot) map[string]float64 {
 // meanServerSeconds is the servers' mean duration of the controller's kinds of writes
 // between two snapshots.
 func meanServerSeconds(before, after probeSnapshot) map[string]float64 {
-	kube := allOf(labelIn("verb", "APPLY"), labelIn("resource", "deployments", "services"), labelIn("subresource", ""))
+	kube := func(l map[string]string) bool {
+		return l["subresource"] == "" && (l["verb"] == "APPLY" && (l["resource"] == "deployments" || l["resource"] == "services") ||
+			l["verb"] == "POST" && l["resource"] == "ipaddresses")
+	}
 	status := allOf(labelIn("verb", "PUT"), labelIn("resource", "nginxoperators"), labelIn("subresource", "status"))
 	out := map[string]float64{}
 	for _, m := range []struct {
