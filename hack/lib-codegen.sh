@@ -12,3 +12,18 @@ codegen_dir() {
   fi
   echo "${dir}"
 }
+
+# module_dir prints the directory of module $1 at version $2 in the module cache, downloading it
+# first when needed (a fresh clone, a new machine).
+module_dir() {
+  go mod download -json "$1@$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+}
+
+# require_protoc fails with the package to install when protoc is not on PATH: go-to-protobuf
+# runs it to compile the generated .proto files.
+require_protoc() {
+  if ! command -v protoc >/dev/null; then
+    echo "protoc not found: install Debian's protobuf-compiler (apt-get install -y protobuf-compiler)" >&2
+    return 1
+  fi
+}

@@ -12,6 +12,7 @@ THIS_PKG="github.com/example/nginx-operator"
 BOILERPLATE="${SCRIPT_ROOT}/hack/boilerplate.go.txt"
 
 source "${CODEGEN_PKG}/kube_codegen.sh"
+require_protoc
 
 kube::codegen::gen_helpers \
     --boilerplate "${BOILERPLATE}" \
@@ -39,12 +40,45 @@ kube::codegen::gen_openapi \
 
 kube::codegen::gen_client \
     --with-watch \
+    --prefers-protobuf \
     --with-applyconfig \
     --applyconfig-openapi-schema <(go run "${THIS_PKG}/hack/models-schema") \
     --output-dir "${SCRIPT_ROOT}/pkg/generated" \
     --output-pkg "${THIS_PKG}/pkg/generated" \
     --boilerplate "${BOILERPLATE}" \
     "${SCRIPT_ROOT}/pkg/apis"
+
+# Protobuf: generated.proto and generated.pb.go next to types.go, and protobuf struct tags
+# written into types.go. kube_codegen.sh has no helper for it, so go-to-protobuf runs here.
+# The generator and protoc see packages laid out by import path under one root (GOPATH
+# style): this module, and the modules whose generated.proto ours import (core/v1, meta/v1,
+# resource, intstr), linked in from the module cache. The '-' prefix makes those referenced,
+# never regenerated. gogo.proto is only needed while generating; the result drops it.
+CODEGEN_VERSION="$(basename "${CODEGEN_PKG}")"
+CODEGEN_VERSION="${CODEGEN_VERSION#*@}"
+GOGO_VERSION="$(sed -n 's/^[[:space:]]*github.com\/gogo\/protobuf \(v[^[:space:]]*\).*/\1/p' "${CODEGEN_PKG}/go.mod")"
+PROTO_ROOT="$(mktemp -d)"
+trap 'rm -rf "${PROTO_ROOT}"' EXIT
+# Built with the code generator's own go.mod (not this module's), so its gogo dependency
+# stays out of go.mod; goimports is what go-to-protobuf calls on the generated Go.
+GOBIN="${PROTO_ROOT}/bin" go install \
+    "k8s.io/code-generator/cmd/go-to-protobuf@${CODEGEN_VERSION}" \
+    "k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo@${CODEGEN_VERSION}"
+GOBIN="${PROTO_ROOT}/bin" go install "golang.org/x/tools/cmd/goimports@$(go list -m -f '{{.Version}}' golang.org/x/tools)"
+GOGO_DIR="$(module_dir github.com/gogo/protobuf "${GOGO_VERSION}")"
+mkdir -p "${PROTO_ROOT}/src/github.com/example" "${PROTO_ROOT}/src/github.com/gogo" "${PROTO_ROOT}/src/k8s.io"
+ln -s "${SCRIPT_ROOT}" "${PROTO_ROOT}/src/${THIS_PKG}"
+ln -s "${GOGO_DIR}" "${PROTO_ROOT}/src/github.com/gogo/protobuf"
+for module in k8s.io/api k8s.io/apimachinery; do
+  ln -s "$(go list -m -f '{{.Dir}}' "${module}")" "${PROTO_ROOT}/src/${module}"
+done
+
+PATH="${PROTO_ROOT}/bin:${PATH}" go-to-protobuf \
+    --go-header-file "${BOILERPLATE}" \
+    --output-dir "${PROTO_ROOT}/src" \
+    --proto-import "${GOGO_DIR}/protobuf" \
+    --apimachinery-packages "-k8s.io/apimachinery/pkg/util/intstr,-k8s.io/apimachinery/pkg/api/resource,-k8s.io/apimachinery/pkg/runtime/schema,-k8s.io/apimachinery/pkg/runtime,-k8s.io/apimachinery/pkg/apis/meta/v1,-k8s.io/api/core/v1" \
+    --packages "${THIS_PKG}/pkg/apis/operator/v1alpha1,${THIS_PKG}/pkg/apis/operator/v1alpha2"
 
 # The v1alpha2 API as a CRD in another group, for make bench; needs the OpenAPI above.
 go run ./hack/crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.yaml"

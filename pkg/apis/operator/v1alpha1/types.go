@@ -32,14 +32,14 @@ import (
 type NginxOperator struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ObjectMeta `json:"metadata,omitempty"`
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
 	// spec is the desired nginx deployment.
 	// +optional
-	Spec NginxOperatorSpec `json:"spec,omitempty"`
+	Spec NginxOperatorSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 	// status is what the controller last observed.
 	// +optional
-	Status NginxOperatorStatus `json:"status,omitempty"`
+	Status NginxOperatorStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -52,23 +52,23 @@ type NginxOperator struct {
 type NginxOperatorList struct {
 	metav1.TypeMeta `json:",inline"`
 	// +optional
-	metav1.ListMeta `json:"metadata,omitempty"`
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
 
-	Items []NginxOperator `json:"items"`
+	Items []NginxOperator `json:"items" protobuf:"bytes,2,rep,name=items"`
 }
 
 // NginxOperatorSpec is the desired nginx deployment.
 type NginxOperatorSpec struct {
 	// port is the nginx container port. Defaults to 80.
 	// +optional
-	Port *int32 `json:"port,omitempty"`
+	Port *int32 `json:"port,omitempty" protobuf:"varint,1,opt,name=port"`
 	// replicas is the desired number of pods. Defaults to 1.
 	// +optional
-	Replicas *int32 `json:"replicas,omitempty"`
+	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,2,opt,name=replicas"`
 	// forceRedploy rolls all pods whenever its value changes. The spelling is the
 	// wire name existing manifests use.
 	// +optional
-	ForceRedploy string `json:"forceRedploy,omitempty"`
+	ForceRedploy string `json:"forceRedploy,omitempty" protobuf:"bytes,3,opt,name=forceRedploy"`
 }
 
 // NginxOperatorStatus is what the controller last observed.
@@ -77,5 +77,5 @@ type NginxOperatorStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
 }

@@ -69,6 +69,7 @@ func newNginxOperators(c *OperatorV1alpha1Client, namespace string) *nginxOperat
 			namespace,
 			func() *operatorv1alpha1.NginxOperator { return &operatorv1alpha1.NginxOperator{} },
 			func() *operatorv1alpha1.NginxOperatorList { return &operatorv1alpha1.NginxOperatorList{} },
+			gentype.PrefersProtobuf[*operatorv1alpha1.NginxOperator](),
 		),
 	}
 }

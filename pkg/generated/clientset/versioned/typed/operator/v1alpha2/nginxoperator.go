@@ -73,6 +73,7 @@ func newNginxOperators(c *OperatorV1alpha2Client, namespace string) *nginxOperat
 			namespace,
 			func() *operatorv1alpha2.NginxOperator { return &operatorv1alpha2.NginxOperator{} },
 			func() *operatorv1alpha2.NginxOperatorList { return &operatorv1alpha2.NginxOperatorList{} },
+			gentype.PrefersProtobuf[*operatorv1alpha2.NginxOperator](),
 		),
 	}
 }
@@ -81,6 +82,7 @@ func newNginxOperators(c *OperatorV1alpha2Client, namespace string) *nginxOperat
 func (c *nginxOperators) GetScale(ctx context.Context, nginxOperatorName string, options v1.GetOptions) (result *autoscalingv1.Scale, err error) {
 	result = &autoscalingv1.Scale{}
 	err = c.GetClient().Get().
+		UseProtobufAsDefault().
 		Namespace(c.GetNamespace()).
 		Resource("nginxoperators").
 		Name(nginxOperatorName).
@@ -95,6 +97,7 @@ func (c *nginxOperators) GetScale(ctx context.Context, nginxOperatorName string,
 func (c *nginxOperators) UpdateScale(ctx context.Context, nginxOperatorName string, scale *autoscalingv1.Scale, opts v1.UpdateOptions) (result *autoscalingv1.Scale, err error) {
 	result = &autoscalingv1.Scale{}
 	err = c.GetClient().Put().
+		UseProtobufAsDefault().
 		Namespace(c.GetNamespace()).
 		Resource("nginxoperators").
 		Name(nginxOperatorName).
