@@ -71,8 +71,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
 	}
-	group := genericapiserver.NewDefaultAPIGroupInfo(operator.GroupName, Scheme, metav1.ParameterCodec, Codecs)
-	group.NegotiatedSerializer = withoutProtobuf{Codecs}
+	group := newAPIGroupInfo()
 	for _, version := range versions {
 		group.VersionedResourcesStorageMap[version] = map[string]rest.Storage{
 			resource.Resource:             storage.NginxOperator,
@@ -84,4 +83,11 @@ func (c CompletedConfig) New() (*Server, error) {
 		return nil, err
 	}
 	return &Server{GenericAPIServer: generic}, nil
+}
+
+// newAPIGroupInfo is the library's default group info, unchanged: its serializer streams
+// JSON and protobuf lists item by item and adds CBOR when the CBORServingAndStorage feature
+// gate is on. Replacing its NegotiatedSerializer would silently drop both.
+func newAPIGroupInfo() genericapiserver.APIGroupInfo {
+	return genericapiserver.NewDefaultAPIGroupInfo(operator.GroupName, Scheme, metav1.ParameterCodec, Codecs)
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -37,6 +38,26 @@ func newScheme() *runtime.Scheme {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
 	return scheme
+}
+
+// overTheWire encodes a v1alpha1 object in the wire format and decodes it again, without
+// conversion or defaulting, as a client and the server see it.
+func overTheWire(t *testing.T, scheme *runtime.Scheme, mediaType string, in *v1alpha1.NginxOperator) *v1alpha1.NginxOperator {
+	t.Helper()
+	codecs := serializer.NewCodecFactory(scheme)
+	info, ok := runtime.SerializerInfoForMediaType(codecs.SupportedMediaTypes(), mediaType)
+	if !ok {
+		t.Fatalf("no serializer for %s", mediaType)
+	}
+	data, err := runtime.Encode(codecs.EncoderForVersion(info.Serializer, v1alpha1.SchemeGroupVersion), in)
+	if err != nil {
+		t.Fatalf("encode %s: %v", mediaType, err)
+	}
+	out, err := runtime.Decode(info.Serializer, data)
+	if err != nil {
+		t.Fatalf("decode %s: %v", mediaType, err)
+	}
+	return out.(*v1alpha1.NginxOperator)
 }
 
 // convert goes from in to a fresh out through the scheme, as the apiserver does.
@@ -98,38 +119,45 @@ func TestReadModifyWriteThroughV1alpha1KeepsV1alpha2Fields(t *testing.T) {
 	}
 	inputAnnotations := map[string]string{"team": "edge"}
 
-	old := convert(t, scheme, rich, &operator.NginxOperator{})
-	v1 := convert(t, scheme, old, &v1alpha1.NginxOperator{})
-	if _, found := v1.Annotations[v1alpha1.PreservedFieldsAnnotation]; !found {
-		t.Fatalf("v1alpha1 form lacks %s: %v", v1alpha1.PreservedFieldsAnnotation, v1.Annotations)
-	}
-	if diff := cmp.Diff(inputAnnotations, old.Annotations); diff != "" {
-		t.Fatalf("conversion mutated the input annotations (-want +got):\n%s", diff)
-	}
-	if *v1.Spec.Port != 80 || v1.Spec.Replicas != nil {
-		t.Fatalf("v1alpha1 spec = %+v, want port 80 and no replicas in QPS mode", v1.Spec)
-	}
+	// The v1alpha1 form travels to the client and back in each wire format the server speaks.
+	for _, wire := range []string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf} {
+		t.Run(wire, func(t *testing.T) {
+			old := convert(t, scheme, rich, &operator.NginxOperator{})
+			v1 := overTheWire(t, scheme, wire, convert(t, scheme, old, &v1alpha1.NginxOperator{}))
+			if _, found := v1.Annotations[v1alpha1.PreservedFieldsAnnotation]; !found {
+				t.Fatalf("v1alpha1 form lacks %s: %v", v1alpha1.PreservedFieldsAnnotation, v1.Annotations)
+			}
+			if diff := cmp.Diff(inputAnnotations, old.Annotations); diff != "" {
+				t.Fatalf("conversion mutated the input annotations (-want +got):\n%s", diff)
+			}
+			if *v1.Spec.Port != 80 || v1.Spec.Replicas != nil {
+				t.Fatalf("v1alpha1 spec = %+v, want port 80 and no replicas in QPS mode", v1.Spec)
+			}
 
-	// The client edits the fields v1alpha1 knows; decoding defaults it as the server would.
-	v1.Spec.Port = ptr.To[int32](8080)
-	v1.Spec.ForceRedploy = "2026-11-21"
-	scheme.Default(v1)
-	if v1.Spec.Replicas != nil {
-		t.Fatalf("v1alpha1 defaulting set replicas on a QPS-mode object")
-	}
+			// The client edits the fields v1alpha1 knows and sends them back; decoding defaults
+			// it as the server would.
+			v1.Spec.Port = ptr.To[int32](8080)
+			v1.Spec.ForceRedploy = "2026-11-21"
+			v1 = overTheWire(t, scheme, wire, v1)
+			scheme.Default(v1)
+			if v1.Spec.Replicas != nil {
+				t.Fatalf("v1alpha1 defaulting set replicas on a QPS-mode object")
+			}
 
-	updated := convert(t, scheme, convert(t, scheme, v1, &operator.NginxOperator{}), &v1alpha2.NginxOperator{})
-	want := rich.DeepCopy()
-	want.Spec.Ports[0].ContainerPort = 8080
-	want.Spec.ForceRedeploy = "2026-11-21"
-	if diff := cmp.Diff(want.Spec, updated.Spec); diff != "" {
-		t.Errorf("spec after write through v1alpha1 (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(want.Status, updated.Status); diff != "" {
-		t.Errorf("status after write through v1alpha1 (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(inputAnnotations, updated.Annotations); diff != "" {
-		t.Errorf("annotations after write through v1alpha1 (-want +got):\n%s", diff)
+			updated := convert(t, scheme, convert(t, scheme, v1, &operator.NginxOperator{}), &v1alpha2.NginxOperator{})
+			want := rich.DeepCopy()
+			want.Spec.Ports[0].ContainerPort = 8080
+			want.Spec.ForceRedeploy = "2026-11-21"
+			if diff := cmp.Diff(want.Spec, updated.Spec); diff != "" {
+				t.Errorf("spec after write through v1alpha1 (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.Status, updated.Status); diff != "" {
+				t.Errorf("status after write through v1alpha1 (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(inputAnnotations, updated.Annotations); diff != "" {
+				t.Errorf("annotations after write through v1alpha1 (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
