@@ -83,7 +83,7 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	// Only the Deployments and Services the controller applied are cached and watched;
 	// a same-named stranger is read from the API server when it matters (getOwned).
 	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{ManagedByLabel: FieldManager})}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(withProtobuf(cfg), ctrl.Options{
 		Scheme: NewScheme(),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}: managed,
