@@ -382,16 +382,16 @@ func TestAPIServer(t *testing.T) {
 		if resp := get(t, admin, list, "application/yaml"); resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Type"), "yaml") {
 			t.Errorf("yaml: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
-		if resp := get(t, admin, list, "application/vnd.kubernetes.protobuf"); resp.StatusCode != http.StatusNotAcceptable {
-			t.Errorf("protobuf: status %d, want 406", resp.StatusCode)
+		if resp := get(t, admin, list, "application/vnd.kubernetes.protobuf"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/vnd.kubernetes.protobuf" {
+			t.Errorf("protobuf: status %d %s, want 200 protobuf", resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 		if resp := get(t, admin, list, "application/vnd.kubernetes.protobuf, application/json"); resp.StatusCode != http.StatusOK {
 			t.Errorf("protobuf with JSON fallback: status %d, want 200", resp.StatusCode)
 		}
 		req, _ := http.NewRequest(http.MethodPost, list, strings.NewReader("\x6b\x38\x73\x00"))
 		req.Header.Set("Content-Type", "application/vnd.kubernetes.protobuf")
-		if resp, err := admin.Do(req); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType {
-			t.Errorf("protobuf body: %v %v, want 415", err, resp)
+		if resp, err := admin.Do(req); err != nil || resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("protobuf body: %v %v, want 400", err, resp)
 		}
 		anonymous := s.httpClient(true)
 		for _, path := range []string{"/apis", "/apis/operator.example.com/v1alpha2/namespaces/default/nginxoperators", "/metrics", "/openapi/v2"} {
