@@ -30,7 +30,7 @@ func TestStartServerMovesOnWhenItsPortIsTaken(t *testing.T) {
 	takenPort := taken.Addr().(*net.TCPAddr).Port
 
 	handedOut := 0
-	pickPort = func(t *testing.T) int {
+	pickPort = func(t testing.TB) int {
 		handedOut++
 		if handedOut == 1 {
 			return takenPort

@@ -65,7 +65,7 @@ func TestMain(m *testing.M) {
 
 // server is one apiserver process serving a data directory.
 type server struct {
-	t       *testing.T
+	t       testing.TB
 	dataDir string
 	port    int
 	cmd     *exec.Cmd
@@ -78,7 +78,7 @@ type server struct {
 // extraArgs, and waits until it is ready. A port picked free can be taken by another
 // process before the server binds it (suites run in parallel); then it starts again
 // on another port.
-func startServer(t *testing.T, dataDir string, extraArgs ...string) *server {
+func startServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 	t.Helper()
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
@@ -95,7 +95,7 @@ func startServer(t *testing.T, dataDir string, extraArgs ...string) *server {
 
 var errPortTaken = errors.New("the port was taken before the apiserver could bind it")
 
-func tryStartServer(t *testing.T, dataDir string, extraArgs []string) (*server, error) {
+func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
 	t.Helper()
 	s := &server{t: t, dataDir: dataDir, port: pickPort(t), exited: make(chan struct{})}
 	logFile, err := os.Create(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)))
@@ -195,7 +195,7 @@ func (s *server) httpClient(anonymous bool) *http.Client {
 var pickPort = freePort
 
 // freePort returns a port that was free a moment ago; startServer retries when it is not.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

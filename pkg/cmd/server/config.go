@@ -61,6 +61,9 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	serverConfig.OpenAPIV3Config.Info.Title = "nginx-operator"
 	serverConfig.OpenAPIV3Config.Info.Version = v1alpha2.SchemeGroupVersion.Version
 
+	if err := o.applyStorageMediaType(); err != nil {
+		return nil, err
+	}
 	if err := o.Recommended.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}

@@ -76,6 +76,7 @@ func newOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegist
 		Out:                      out,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(v1alpha2.SchemeGroupVersion, schema.GroupKind{Group: v1alpha2.GroupName})
+	o.Recommended.Etcd.DefaultStorageMediaType = defaultStorageMediaType
 	o.Recommended.SecureServing.BindPort = 8443
 	// Without it, open watches (kube-controller-manager keeps several through the
 	// aggregator) hold a graceful shutdown for the full request timeout.
