@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor"
 	"k8s.io/apimachinery/pkg/runtime/serializer/streaming"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -46,7 +47,7 @@ import (
 )
 
 // wireCodecs encode and decode request and response bodies as a client does: our versions,
-// autoscaling/v1 for /scale, and the meta types (Status, WatchEvent).
+// autoscaling/v1 for /scale, and the meta types (Status, WatchEvent); JSON, protobuf and CBOR.
 var wireCodecs = func() serializer.CodecFactory {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
@@ -54,7 +55,7 @@ var wireCodecs = func() serializer.CodecFactory {
 		panic(err)
 	}
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
-	return serializer.NewCodecFactory(scheme)
+	return serializer.NewCodecFactory(scheme, serializer.WithSerializer(cbor.NewSerializerInfo))
 }()
 
 func wireSerializer(t *testing.T, mediaType string) runtime.SerializerInfo {
@@ -199,8 +200,13 @@ func TestProtobufOverRawHTTP(t *testing.T) {
 			}
 			writes = append(writes, scale.ResourceVersion)
 
-			// Patch bodies are JSON patch types; the response is protobuf.
-			code, obj = call(t, admin, http.MethodPatch, item, "application/merge-patch+json", pb, []byte(`{"metadata":{"labels":{"patched":"yes"}}}`))
+			// Patch bodies are JSON patch types (merge patch in one version, strategic merge
+			// patch in the other); the response is protobuf.
+			patchType := "application/merge-patch+json"
+			if tc.gv.Version == "v1alpha2" {
+				patchType = "application/strategic-merge-patch+json"
+			}
+			code, obj = call(t, admin, http.MethodPatch, item, patchType, pb, []byte(`{"metadata":{"labels":{"patched":"yes"}}}`))
 			patched := mustBe[metav1.Object](t, "patch", code, http.StatusOK, obj)
 			if patched.GetLabels()["patched"] != "yes" {
 				t.Errorf("patched labels = %v", patched.GetLabels())
