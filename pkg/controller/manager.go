@@ -27,6 +27,7 @@ import (
 	"golang.org/x/time/rate"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -100,7 +101,11 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
+	applier, err := newApplier(cfg, mgr.GetScheme(), mgr.GetRESTMapper())
+	if err != nil {
+		return nil, err
+	}
+	r := &Reconciler{Client: mgr.GetClient(), Applier: applier, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
 	maxRetryDelay := cmp.Or(opts.MaxRetryDelay, DefaultMaxRetryDelay)
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("nginxoperator").
@@ -135,6 +140,16 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// newApplier is the client of server-side applies. controller-runtime decodes an
+// apply's response as JSON only and fails on a protobuf one (after the server has
+// applied), so this client asks for JSON whatever the manager's clients ask for.
+// A nil mapper makes the client discover its own.
+func newApplier(cfg *rest.Config, scheme *runtime.Scheme, mapper meta.RESTMapper) (client.Client, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType, cfg.AcceptContentTypes = runtime.ContentTypeJSON, runtime.ContentTypeJSON
+	return client.New(cfg, client.Options{Scheme: scheme, Mapper: mapper})
 }
 
 // cacheSynced records when the informer caches have synced. It runs on every replica,

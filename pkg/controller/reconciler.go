@@ -51,6 +51,8 @@ type Reconciler struct {
 	// Client reads from the informer cache, which holds only the Deployments and
 	// Services that carry ManagedByLabel.
 	Client client.Client
+	// Applier sends the server-side applies; nil means Client.
+	Applier client.Writer
 	// APIReader reads around the cache, to find a same-named object the cache does not
 	// hold. After an apply the response is the object as it now is: no read is needed.
 	APIReader client.Reader
@@ -184,7 +186,11 @@ func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperat
 
 // apply sends a server-side apply of a child and reports it in an event and metrics.
 func (r *Reconciler) apply(ctx context.Context, no *v1alpha2.NginxOperator, obj runtime.ApplyConfiguration, kind string, found bool) error {
-	err := countWrite(kind, r.Client.Apply(ctx, obj, client.FieldOwner(FieldManager), client.ForceOwnership))
+	var applier client.Writer = r.Client
+	if r.Applier != nil {
+		applier = r.Applier
+	}
+	err := countWrite(kind, applier.Apply(ctx, obj, client.FieldOwner(FieldManager), client.ForceOwnership))
 	if err != nil {
 		r.event(no, corev1.EventTypeWarning, "ApplyFailed", "Apply"+kind, "applying %s %s: %v", kind, no.Name, err)
 		return err
