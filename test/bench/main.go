@@ -59,7 +59,7 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds per operation; targets are interleaved round by round")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent keep-alive clients for create, get, update and delete")
 	flag.IntVar(&o.gets, "gets", 300, "gets per round")
-	flag.IntVar(&o.lists, "lists", 5, "whole-collection lists per round")
+	flag.IntVar(&o.lists, "lists", 4, "whole-collection lists per round")
 	flag.IntVar(&o.updates, "updates", 200, "updates per round")
 	flag.IntVar(&o.watchUpdates, "watch-updates", 100, "writes timed to their watch event per round")
 	flag.Int64Var(&o.pageLimit, "page-limit", 500, "page size of the paginated list")
