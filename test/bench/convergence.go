@@ -109,8 +109,12 @@ type ConvergenceResult struct {
 	// ClusterIPBoundSeconds is N times the mean IPAddress create: kube-apiserver
 	// allocates dynamic ClusterIPs one at a time (its MetaAllocator holds a mutex across
 	// the IPAddress create), so no N Services can be created faster.
-	ClusterIPBoundSeconds float64  `json:"cluster_ip_bound_seconds"`
-	Notes                 []string `json:"notes,omitempty"`
+	ClusterIPBoundSeconds float64 `json:"cluster_ip_bound_seconds"`
+	// BaselineSeconds is the cluster's own time to run the same N Deployments and
+	// Services applied directly, without the controller (measureClusterBaseline).
+	BaselineSeconds float64  `json:"baseline_seconds"`
+	RatioToBaseline float64  `json:"ratio_to_baseline"`
+	Notes           []string `json:"notes,omitempty"`
 }
 
 // minControllerWritesPerObject: a Deployment, a Service and one status update.
@@ -169,6 +173,11 @@ func RunConvergence(ctx context.Context, cfg ConvergenceConfig) (*ConvergenceRes
 		res.CreateRate, res.CreateRateSource = rate, "measured here before the controller started"
 	}
 	res.LowerBoundSeconds, res.WriteBoundSeconds, res.LowerBound = convergenceBounds(cfg.N, res.CreateRate)
+	logf("convergence: baseline, the same %d Deployments and Services applied directly without the controller", cfg.N)
+	if res.BaselineSeconds, err = s.measureClusterBaseline(ctx, cfg.N, logf); err != nil {
+		return nil, err
+	}
+	logf("convergence: baseline Available in %.1fs", res.BaselineSeconds)
 
 	ctrlProc, err := startController(ctx, cfg.RepoRoot, cfg.LocalDir)
 	if err != nil {
@@ -212,7 +221,8 @@ func RunConvergence(ctx context.Context, cfg ConvergenceConfig) (*ConvergenceRes
 	if res.LowerBoundSeconds > 0 {
 		res.RatioToLowerBound = res.ConvergeSeconds / res.LowerBoundSeconds
 	}
-	logf("convergence: %d converged in %.1fs (lower bound %.1fs)", cfg.N, res.ConvergeSeconds, res.LowerBoundSeconds)
+	res.RatioToBaseline = safeRatio(res.ConvergeSeconds, res.BaselineSeconds)
+	logf("convergence: %d converged in %.1fs (lower bound %.1fs, cluster baseline %.1fs)", cfg.N, res.ConvergeSeconds, res.LowerBoundSeconds, res.BaselineSeconds)
 	// Writes still in flight belong to convergence: count from the moment the
 	// controller has nothing queued and nothing running.
 	if err := s.waitControllerIdle(ctx); err != nil {

@@ -146,3 +146,27 @@ func TestRenderMarkdown(t *testing.T) {
 		t.Errorf("the result does not marshal: %v", err)
 	}
 }
+
+func TestControllerGoalsJudgeBothFloors(t *testing.T) {
+	r := fixedResult()
+	r.Settings.ConvergenceRun = true
+	r.Convergence = &ConvergenceResult{N: 1000, ConvergeSeconds: 80, LowerBoundSeconds: 2, RatioToLowerBound: 40, LowerBound: "N / create rate",
+		BaselineSeconds: 50, RatioToBaseline: 1.6, ClusterWritesPerObject: 22, Writes: ConvergenceWrites{PerObject: 6}, SteadyStateSeconds: 60}
+	goals := controllerGoals(r)
+	if len(goals) != 3 {
+		t.Fatalf("want the create-rate, baseline and steady-state goals, got %+v", goals)
+	}
+	if g := goals[0]; !g.Known || g.Met || !strings.Contains(g.Why, "50.0 s") {
+		t.Errorf("create-rate goal: missed, explained by the baseline: %+v", g)
+	}
+	if g := goals[1]; !g.Known || !g.Met || !approxEqual(g.Value, 1.6) {
+		t.Errorf("baseline goal: met at 1.6x: %+v", g)
+	}
+	if g := goals[2]; !g.Known || !g.Met {
+		t.Errorf("steady state with 0 writes: %+v", g)
+	}
+	r.Convergence.RatioToBaseline = 2.5
+	if g := controllerGoals(r)[1]; g.Met {
+		t.Errorf("2.5x the baseline must be missed: %+v", g)
+	}
+}
