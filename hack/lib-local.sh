@@ -25,6 +25,11 @@ NODE_MONITOR_GRACE_PERIOD="${NODE_MONITOR_GRACE_PERIOD:-50s}"
 # START_CONTROLLER=false leaves our controller out of the kwok stack (a benchmark measures
 # the API alone, then starts the controller itself); everything else still starts.
 START_CONTROLLER="${START_CONTROLLER:-true}"
+# OPERATOR_APISERVER_STORAGE=embedded (the default) keeps our apiserver's objects in its
+# embedded etcd under LOCAL_DIR; =external puts them in the stack's etcd under their own
+# prefix, as a production deployment with --etcd-servers does (the benchmark compares
+# heap with kube-apiserver's, whose etcd is a separate process too).
+OPERATOR_APISERVER_STORAGE="${OPERATOR_APISERVER_STORAGE:-embedded}"
 # Extra flags, space-separated, appended to a component's command line, e.g.
 # KUBE_APISERVER_EXTRA_FLAGS="--max-requests-inflight=800"
 # OPERATOR_APISERVER_EXTRA_FLAGS="--feature-gates=CBORServingAndStorage=true".

@@ -115,8 +115,13 @@ start_kwok_and_nginx_operator() {
   k apply -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
   log "applied artifacts/local and the controller's roles from artifacts/deploy"
 
+  case "${OPERATOR_APISERVER_STORAGE}" in
+    embedded) operator_storage=(--data-dir "${LOCAL_DIR}/nginx-operator-apiserver") ;;
+    external) operator_storage=(--etcd-servers "http://127.0.0.1:${ETCD_PORT}" --etcd-prefix /nginx-operator) ;;
+    *) log "OPERATOR_APISERVER_STORAGE must be embedded or external, not '${OPERATOR_APISERVER_STORAGE}'" >&2; return 1 ;;
+  esac
   start nginx-operator-apiserver "${ROOT}/bin/apiserver" \
-    --data-dir "${LOCAL_DIR}/nginx-operator-apiserver" \
+    "${operator_storage[@]}" \
     --bind-address 127.0.0.1 --secure-port "${OPERATOR_APISERVER_PORT}" \
     --tls-cert-file "${PKI_DIR}/nginx-operator-apiserver.crt" --tls-private-key-file "${PKI_DIR}/nginx-operator-apiserver.key" \
     --kubeconfig "${LOCAL_DIR}/nginx-operator-apiserver.kubeconfig" \

@@ -122,7 +122,6 @@ func evaluateGoals(r *Result) []Goal {
 	} else {
 		heap = judge(heap, ours.PerObject/kube.PerObject, 1.0/3, false,
 			fmt.Sprintf("%.1f KiB against %.1f KiB per object", ours.PerObject/1024, kube.PerObject/1024))
-		heap.Why = "our figure includes the embedded etcd in the same process (its raft log and key index); kube-apiserver's leaves etcd's share to the separate etcd process"
 	}
 	goals = append(goals, heap)
 

@@ -188,7 +188,7 @@ func renderMemory(b *strings.Builder, r *Result) {
 	}
 	b.WriteString("## Memory\n\n")
 	b.WriteString("Heap in use after a forced garbage collection: `GET /debug/pprof/heap?gc=1` on each server runs a full GC and returns the heap profile as of it; the sum of its `inuse_space` samples is the live heap. It is read before the first object and after each size is reached; the increase divided by the objects that server stores is the cost per object. ")
-	b.WriteString("The CRD's objects live in kube-apiserver (watch cache, decoded unstructured maps) and in the separate etcd process; the aggregated and direct targets' objects both live in our apiserver, whose heap also holds its embedded etcd (our storage), so our figure includes what kube-apiserver's leaves to etcd. ")
+	b.WriteString("The CRD's objects live in kube-apiserver (watch cache, decoded unstructured maps) and in the separate etcd process; the aggregated and direct targets' objects both live in our apiserver (watch cache, decoded typed objects) and in the same etcd process, under their own prefix (the stack runs our apiserver with `--etcd-servers`, not its embedded etcd), so neither heap holds etcd's share. ")
 	b.WriteString("CPU per operation (the tables above) is utime+stime from /proc/<pid>/stat, the source of `process_cpu_seconds_total`, read before and after each round.\n\n")
 	b.WriteString("| objects per target | server | objects stored | heap MiB | baseline MiB | KiB per object |\n|---|---|---|---|---|---|\n")
 	for _, m := range r.Memory {
