@@ -3,7 +3,7 @@
 #   1. a CA and a serving certificate for the apiserver Service's DNS names (openssl),
 #   2. the Secret nginx-operator-apiserver-tls in nginx-operator-system,
 #   3. spec.caBundle of both APIServices, so the kube-aggregator verifies that certificate.
-# Run after `kubectl apply -f artifacts/deploy/`; uses the cluster of $KUBECONFIG.
+# Run after `kubectl apply -k artifacts/deploy`; uses the cluster of $KUBECONFIG.
 # Re-running renews the serving certificate; the apiserver reloads it without a restart.
 #
 # Usage: hack/deploy-certs.sh [--print-only]

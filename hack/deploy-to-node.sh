@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Deploys nginx-operator onto the local cluster's real node (make up NODE=real) the way a
-# user deploys it into any cluster: artifacts/deploy applied with kubectl's kustomize, then
-# hack/deploy-certs.sh. Only two things differ, both because this cluster has no registry
-# and no storage provisioner: the image references point at the images hack/images built
-# (already imported into the node's containerd by local-up.sh), and a PersistentVolume on
-# the node is created for etcd's claim.
+# user deploys it into any cluster: the kustomize base artifacts/deploy applied through an
+# overlay (kubectl apply -k), then hack/deploy-certs.sh. The overlay changes two things, both
+# because this cluster has no registry and no storage provisioner: the image references point
+# at the images hack/images built (already imported into the node's containerd by
+# local-up.sh), and it adds a hostPath PersistentVolume on the node for etcd's claim.
 # Returns when both APIServices are Available.
 #
 # Usage: hack/deploy-to-node.sh [operator image reference]
@@ -21,11 +21,17 @@ operator_image="${1:-${NGINX_OPERATOR_IMAGE}}"
 # prepared here, as an administrator prepares a local volume.
 volume="${NODE_DIR}/volumes/nginx-operator-etcd-0"
 mkdir -p "${volume}" && chown 65532:65532 "${volume}" && chmod 0700 "${volume}"
-k apply -f - >/dev/null <<YAML
+# An overlay of the base artifacts/deploy that sets the image references and adds the
+# PersistentVolume; kustomize loads a base only through a relative path.
+work="$(mktemp -d)"
+trap 'rm -rf "${work}"' EXIT
+cat >"${work}/etcd-volume.yaml" <<YAML
 apiVersion: v1
 kind: PersistentVolume
 metadata:
   name: nginx-operator-etcd-0
+  labels:
+    app.kubernetes.io/part-of: nginx-operator
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadWriteOnce]
@@ -34,20 +40,16 @@ spec:
   claimRef: {namespace: nginx-operator-system, name: data-nginx-operator-etcd-0}
   hostPath: {path: ${volume}, type: Directory}
 YAML
-
-# A kustomization over a copy of artifacts/deploy that only changes image references.
-work="$(mktemp -d)"
-trap 'rm -rf "${work}"' EXIT
-cp "${ROOT}"/artifacts/deploy/*.yaml "${work}/"
-{
-  echo "apiVersion: kustomize.config.k8s.io/v1beta1"
-  echo "kind: Kustomization"
-  echo "resources:"
-  for f in "${ROOT}"/artifacts/deploy/*.yaml; do echo "  - ${f##*/}"; done
-  echo "images:"
-  echo "  - {name: example.com/nginx-operator, newName: ${operator_image%:*}, newTag: ${operator_image##*:}}"
-  echo "  - {name: registry.k8s.io/etcd, newName: ${ETCD_IMAGE%:*}, newTag: ${ETCD_IMAGE##*:}}"
-} >"${work}/kustomization.yaml"
+cat >"${work}/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - $(realpath --relative-to="${work}" "${ROOT}/artifacts/deploy")
+  - etcd-volume.yaml
+images:
+  - {name: example.com/nginx-operator, newName: ${operator_image%:*}, newTag: ${operator_image##*:}}
+  - {name: registry.k8s.io/etcd, newName: ${ETCD_IMAGE%:*}, newTag: ${ETCD_IMAGE##*:}}
+YAML
 k apply -k "${work}" >/dev/null
 log "applied artifacts/deploy with ${operator_image} and ${ETCD_IMAGE}"
 
