@@ -1,0 +1,144 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// prometheusServer is a real Prometheus (the machine's `prometheus` binary, Debian's
+// package) running in its own temporary directory on a loopback port.
+type prometheusServer struct {
+	URL     string
+	dir     string
+	logPath string
+	cmd     *exec.Cmd
+	exited  chan struct{}
+}
+
+// startPrometheus writes config (a prometheus.yml) into a new directory and starts
+// Prometheus with its storage there. A port found free can be taken before Prometheus
+// binds it, so a start that failed on a bind error is retried on a new port. The server
+// is stopped by PID when the test ends.
+func startPrometheus(t *testing.T, config string) *prometheusServer {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatalf("the prometheus binary is required (Debian package prometheus; .ci/run installs it): %v", err)
+	}
+	dir := t.TempDir()
+	configPath := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for attempt := 1; ; attempt++ {
+		port := mustFreePort(t)
+		s := &prometheusServer{
+			URL:     fmt.Sprintf("http://127.0.0.1:%d", port),
+			dir:     dir,
+			logPath: filepath.Join(localDir, "logs", fmt.Sprintf("prometheus-%d.log", attempt)),
+			exited:  make(chan struct{}),
+		}
+		logFile, err := os.Create(s.logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.cmd = exec.Command(bin,
+			"--config.file="+configPath,
+			"--storage.tsdb.path="+filepath.Join(dir, "data"),
+			fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port),
+			// The package's defaults point at /usr/share/prometheus; nothing here needs them.
+			"--web.console.templates="+filepath.Join(dir, "consoles"),
+			"--web.console.libraries="+filepath.Join(dir, "console_libraries"),
+			"--log.level=info")
+		s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+		// Its own process group, so a Ctrl-C on the test does not reach it first.
+		s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		start := time.Now()
+		if err := s.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = s.cmd.Wait(); logFile.Close(); close(s.exited) }()
+		t.Cleanup(func() { s.stop(t) })
+
+		ready, exited := s.waitReady(time.Minute)
+		switch {
+		case ready:
+			t.Logf("prometheus (pid %d) ready on %s in %s", s.cmd.Process.Pid, s.URL, time.Since(start).Round(time.Millisecond))
+			return s
+		case exited && attempt < 3 && s.logMentions("address already in use"):
+			t.Logf("prometheus lost port %d to another process; retrying on a new port", port)
+			continue
+		default:
+			log, _ := os.ReadFile(s.logPath)
+			t.Fatalf("prometheus did not become ready (exited: %v); its log:\n%s", exited, log)
+		}
+	}
+}
+
+// waitReady polls /-/ready until it answers 200, the process exits, or timeout passes.
+func (s *prometheusServer) waitReady(timeout time.Duration) (ready, exited bool) {
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.exited:
+			return false, true
+		default:
+		}
+		if resp, err := client.Get(s.URL + "/-/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return true, false
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return false, false
+}
+
+func (s *prometheusServer) logMentions(text string) bool {
+	data, err := os.ReadFile(s.logPath)
+	return err == nil && strings.Contains(string(data), text)
+}
+
+// stop sends SIGTERM to the server's PID (Prometheus then flushes and exits) and
+// SIGKILL when it has not exited after 30 s.
+func (s *prometheusServer) stop(t *testing.T) {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	pid := s.cmd.Process.Pid
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		t.Errorf("prometheus (pid %d) ignored SIGTERM for 30 s; killing it", pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		<-s.exited
+	}
+}
