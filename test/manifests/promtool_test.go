@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package manifests
 
 // The alert rules of the prometheus overlay, checked and unit-tested with Prometheus' own
