@@ -68,7 +68,7 @@ func renderMarkdown(r *Result) string {
 		w("- **%s** — %s: `%s`\n", t.Name, t.Title, t.Path)
 	}
 	w("\nEach operation runs in %d rounds; the targets' order rotates every round, and every figure is the median of the rounds' values with their range (min–max) in brackets: this 2-core machine is shared and noisy. ", r.Settings.Rounds)
-	w("Sizes grow cumulatively (%s objects per target). Clients are client-go REST clients with the target's negotiated serializer (our typed scheme; unstructured for the CRD, which is what a CRD client gets), each of the %d concurrent clients on its own keep-alive connection, gzip off so that bytes are the encoding's own size. ", joinInts(r.Settings.Sizes), r.Settings.Clients)
+	w("Sizes grow cumulatively (%s objects per target). Clients are client-go REST clients with the target's negotiated serializer (our typed scheme; unstructured for the CRD, which is what a CRD client gets), each of the %d concurrent clients on its own keep-alive connection, gzip on as in client-go (bytes are the decompressed encoding's own size). ", joinInts(r.Settings.Sizes), r.Settings.Clients)
 	w("Our controller is not running during the API scenarios.\n\n")
 
 	w("## Machine\n\n| | |\n|---|---|\n")

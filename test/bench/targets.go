@@ -101,8 +101,12 @@ var typedCodecs = func() serializer.CodecFactory {
 
 // restConfig is the admin's configuration for one target and format: only that format
 // is accepted and sent, so a server that does not serve it answers 406/415 instead of
-// silently falling back to JSON. Compression is off: on loopback gzip only adds CPU, and
-// the body length is then the encoding's own size.
+// silently falling back to JSON. Compression is client-go's default (on) for every target:
+// kube-apiserver's aggregation proxy asks our apiserver for gzip whatever the client
+// asks, so with gzip off only the direct target sent large lists uncompressed, and that
+// made it slower than the aggregated path (10k protobuf p50 108 ms direct vs 83 ms
+// aggregated; with gzip 62 vs 77 ms). The transport decompresses, so the body length is
+// still the encoding's own size.
 func (t *Target) restConfig(localDir string, f Format) *rest.Config {
 	pki := filepath.Join(localDir, "pki")
 	gv := t.GV
@@ -114,9 +118,8 @@ func (t *Target) restConfig(localDir string, f Format) *rest.Config {
 			CertFile: filepath.Join(pki, "admin.crt"),
 			KeyFile:  filepath.Join(pki, "admin.key"),
 		},
-		DisableCompression: true,
-		RateLimiter:        flowcontrol.NewFakeAlwaysRateLimiter(),
-		Timeout:            2 * time.Minute,
+		RateLimiter: flowcontrol.NewFakeAlwaysRateLimiter(),
+		Timeout:     2 * time.Minute,
 	}
 	if t.Typed {
 		cfg.NegotiatedSerializer = typedCodecs.WithoutConversion()
@@ -153,7 +156,8 @@ func newRESTClient(cfg *rest.Config) (*rest.RESTClient, error) {
 		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
+		// Asks for gzip and decompresses transparently, as client-go's own transport does.
+		DisableCompression: cfg.DisableCompression,
 	}
 	return rest.RESTClientForConfigAndClient(cfg, &http.Client{Transport: transport, Timeout: cfg.Timeout})
 }
