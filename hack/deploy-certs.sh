@@ -99,9 +99,11 @@ if [[ $dry_run == 1 ]]; then
   exit 0
 fi
 
-# Apply rather than create, so a re-run replaces the certificate in place.
-"$KUBECTL" -n "$NAMESPACE" create secret tls "$SECRET" \
-  --cert="$dir/tls.crt" --key="$dir/tls.key" --dry-run=client -o yaml |
+# Apply rather than create, so a re-run replaces the certificate in place. ca.crt, as
+# cert-manager writes it, is what clients such as Prometheus verify the apiserver with.
+"$KUBECTL" -n "$NAMESPACE" create secret generic "$SECRET" --type=kubernetes.io/tls \
+  --from-file=tls.crt="$dir/tls.crt" --from-file=tls.key="$dir/tls.key" --from-file=ca.crt="$dir/ca.crt" \
+  --dry-run=client -o yaml |
   "$KUBECTL" apply -f -
 
 for apiservice in "${APISERVICES[@]}"; do
