@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,35 +38,16 @@ const (
 	// Scrape jobs; the names show in the up series and the targets API.
 	controllerJob = "nginx-operator-controller"
 	apiserverJob  = "nginx-operator-apiserver"
+	anonymousJob  = "nginx-operator-apiserver-anonymous"
 	// The API group our apiserver serves; its requests are what the dashboard shows.
 	operatorGroup = `group="operator.example.com"`
 )
 
-// prometheusRBAC is what a Prometheus needs to scrape our apiserver: a service account
-// allowed to GET the non-resource URL /metrics. Our apiserver delegates both the
-// token review and the authorization check to kube-apiserver.
-const prometheusRBAC = `apiVersion: v1
-kind: Namespace
-metadata: {name: ` + promNamespace + `}
----
-apiVersion: v1
-kind: ServiceAccount
-metadata: {name: prometheus, namespace: ` + promNamespace + `}
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata: {name: nginx-operator-e2e:metrics-reader}
-rules:
-- nonResourceURLs: [/metrics]
-  verbs: [get]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata: {name: nginx-operator-e2e:metrics-reader}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: nginx-operator-e2e:metrics-reader}
-subjects:
-- {kind: ServiceAccount, name: prometheus, namespace: ` + promNamespace + `}
-`
+// metricsScraper is the shipped identity for scraping our apiserver: a ServiceAccount
+// whose token Secret kube-controller-manager fills, allowed to GET the non-resource URL
+// /metrics and nothing else. Our apiserver delegates the token review and that
+// authorization check to kube-apiserver.
+const metricsScraper = "artifacts/overlays/components/prometheus/metrics-scraper.yaml"
 
 // TestPrometheusScrapesControllerAndAPIServer runs a real Prometheus against the
 // running controller and our apiserver (over HTTPS with a service account token) and
@@ -73,18 +55,30 @@ subjects:
 // NginxOperator is created, changed and deleted, and that every metric the Grafana
 // dashboard queries was returned by those scrapes.
 func TestPrometheusScrapesControllerAndAPIServer(t *testing.T) {
+	scraper := filepath.Join(repoRoot, metricsScraper)
 	t.Cleanup(func() {
 		kubectl(t, "", "delete", "namespace", promNamespace, "--ignore-not-found", "--wait=false")
-		kubectl(t, "", "delete", "clusterrolebinding,clusterrole", "nginx-operator-e2e:metrics-reader", "--ignore-not-found")
+		kubectl(t, "", "delete", "-f", scraper, "--ignore-not-found")
 	})
-	mustKubectl(t, prometheusRBAC, "apply", "-f", "-")
-	token := strings.TrimSpace(mustKubectl(t, "", "create", "token", "prometheus", "-n", promNamespace, "--duration", "1h"))
+	mustKubectl(t, "", "create", "namespace", promNamespace)
+	mustKubectl(t, "", "apply", "-f", scraper)
+	var token string
+	waitFor(t, time.Minute, "the token controller to fill the scraper's token Secret", func() bool {
+		token = get(t, "get", "secret", "-n", "nginx-operator-system", "nginx-operator-metrics-scraper-token", "-o", "jsonpath={.data.token}")
+		return token != ""
+	})
+	decoded, err := base64.StdEncoding.DecodeString(token)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+	if err := os.WriteFile(tokenFile, decoded, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A third job scrapes the apiserver without credentials: it must be refused, so the
+	// apiserver job's success is the token's doing.
 	prom := startPrometheus(t, fmt.Sprintf(`global:
   scrape_interval: 2s
   scrape_timeout: 2s
@@ -97,7 +91,13 @@ scrape_configs:
   authorization: {type: Bearer, credentials_file: %q}
   tls_config: {ca_file: %q}
   static_configs: [{targets: ["127.0.0.1:%d"]}]
-`, controllerJob, ports["CONTROLLER_METRICS_PORT"], apiserverJob, tokenFile, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"]))
+- job_name: %s
+  scheme: https
+  tls_config: {ca_file: %q}
+  static_configs: [{targets: ["127.0.0.1:%d"]}]
+`, controllerJob, ports["CONTROLLER_METRICS_PORT"],
+		apiserverJob, tokenFile, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"],
+		anonymousJob, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"]))
 
 	client, err := promapi.NewClient(promapi.Config{Address: prom.URL})
 	if err != nil {
@@ -106,8 +106,11 @@ scrape_configs:
 	q := promQuerier{t: t, api: promv1.NewAPI(client)}
 
 	start := time.Now()
-	q.waitTargetsUp(2*time.Minute, controllerJob, apiserverJob)
-	t.Logf("both targets up after %s", time.Since(start).Round(time.Millisecond))
+	health := q.waitTargets(2*time.Minute, []string{controllerJob, apiserverJob}, []string{anonymousJob})
+	t.Logf("targets up and scraped after %s", time.Since(start).Round(time.Millisecond))
+	if h := health[anonymousJob]; h.Health != promv1.HealthBad || !strings.Contains(h.LastError, "403") && !strings.Contains(h.LastError, "401") {
+		t.Errorf("scraping the apiserver without credentials: health %s, last error %q; want down with 401 or 403", h.Health, h.LastError)
+	}
 	for _, job := range []string{controllerJob, apiserverJob} {
 		if got := q.scalar(fmt.Sprintf(`sum(up{job=%q})`, job)); got != 1 {
 			t.Errorf("up{job=%q} = %v, want 1", job, got)
@@ -252,31 +255,36 @@ func (q promQuerier) waitMove(t *testing.T, expr string, before map[string]float
 	}
 }
 
-// waitTargetsUp waits until the targets API reports every job's target healthy.
-func (q promQuerier) waitTargetsUp(timeout time.Duration, jobs ...string) {
+// waitTargets waits until the targets API reports the targets of the jobs in up healthy
+// and those of the jobs in scraped scraped at least once (up or down), and returns the
+// targets by job.
+func (q promQuerier) waitTargets(timeout time.Duration, up, scraped []string) map[string]promv1.ActiveTarget {
 	q.t.Helper()
-	health := map[string]string{}
+	byJob := map[string]promv1.ActiveTarget{}
 	for start := time.Now(); ; time.Sleep(500 * time.Millisecond) {
 		res, err := q.api.Targets(context.Background())
-		if err != nil {
-			health["(targets API)"] = err.Error()
-		} else {
+		if err == nil {
 			for _, target := range res.Active {
-				health[target.ScrapePool] = fmt.Sprintf("health %s, last scrape took %.3fs, last error %q", target.Health, target.LastScrapeDuration, target.LastError)
+				byJob[target.ScrapePool] = target
 			}
 		}
-		up := err == nil
-		for _, job := range jobs {
-			up = up && strings.HasPrefix(health[job], "health "+string(promv1.HealthGood)+",")
+		done := err == nil
+		for _, job := range up {
+			done = done && byJob[job].Health == promv1.HealthGood
 		}
-		if up {
+		for _, job := range scraped {
+			done = done && byJob[job].Health != promv1.HealthUnknown && byJob[job].Health != ""
+		}
+		if done {
 			break
 		}
 		if time.Since(start) > timeout {
-			q.t.Fatalf("targets %v not all up within %s: %v", jobs, timeout, health)
+			q.t.Fatalf("targets not as wanted within %s (up: %v, scraped: %v; targets API error %v): %+v", timeout, up, scraped, err, byJob)
 		}
 	}
-	for _, job := range jobs {
-		q.t.Logf("target %s: %s", job, health[job])
+	for _, job := range append(up, scraped...) {
+		tg := byJob[job]
+		q.t.Logf("target %s: health %s, last scrape took %.3fs, last error %q", job, tg.Health, tg.LastScrapeDuration, tg.LastError)
 	}
+	return byJob
 }
