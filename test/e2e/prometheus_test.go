@@ -174,7 +174,7 @@ spec:
 		for _, n := range names {
 			scraped[string(n)] = true
 		}
-		t.Logf("Prometheus holds %d metric names from the two targets", len(scraped))
+		t.Logf("Prometheus holds %d metric names from its scrapes", len(scraped))
 		for _, target := range dashboard.Targets() {
 			metrics, err := manifests.MetricNames(target.Expr)
 			if err != nil {
