@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 LOCAL := .local
 
-.PHONY: all build generate verify tools test test-e2e up down run run-standalone clean
+.PHONY: all build generate bundle verify tools test test-e2e up down run run-standalone clean
 
 all: build
 
@@ -14,6 +14,9 @@ build: ## Build bin/apiserver and bin/controller
 
 generate: ## Regenerate deepcopy, conversion, defaults, openapi, clients
 	./hack/update-codegen.sh
+
+bundle: ## The OLM bundle in bundle/ (ClusterServiceVersion, annotations, bundle.Dockerfile), generated from artifacts/deploy; make generate runs it too
+	$(GO) run ./hack/bundle
 
 verify: ## Fail if generated code is stale, code is not gofmt'ed, or go vet complains
 	./hack/verify-codegen.sh
