@@ -82,3 +82,6 @@ PATH="${PROTO_ROOT}/bin:${PATH}" go-to-protobuf \
 
 # The v1alpha2 API as a CRD in another group, for make bench; needs the OpenAPI above.
 go run ./hack/crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.yaml"
+
+# The OLM bundle (bundle/, make bundle): from artifacts/deploy, with the API descriptions above.
+go run ./hack/bundle
