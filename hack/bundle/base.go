@@ -73,48 +73,50 @@ func splitBase(objects []*unstructured.Unstructured) (*base, error) {
 	b := &base{clusterRoles: map[string]rbacv1.ClusterRole{}, roles: map[string]rbacv1.Role{}}
 	var namespaceName string
 	for _, u := range objects {
-		if ns := u.GetNamespace(); ns != "" {
+		// The auth-reader RoleBinding lives in kube-system; permissions() accounts for it.
+		if ns := u.GetNamespace(); ns != "" && !(u.GetKind() == "RoleBinding" && ns == authReaderNamespace) {
 			if b.namespace == "" {
 				b.namespace = ns
-			} else if b.namespace != ns && !(u.GetKind() == "RoleBinding" && ns == "kube-system") {
+			} else if b.namespace != ns {
 				return nil, fmt.Errorf("%s %s/%s: the base must keep its namespaced objects in one namespace (%s), since OLM installs them into one", u.GetKind(), ns, u.GetName(), b.namespace)
 			}
 		}
 		var err error
-		switch kind := u.GetKind(); {
-		case kind == "Namespace":
+		switch kind := u.GetKind(); kind {
+		case "Namespace":
 			// Created by the cluster admin before the install (OLM installs into an
 			// existing namespace); see the README. The CSV suggests it with these labels.
 			namespaceName = u.GetName()
 			b.namespaceLabels = u.GetLabels()
-		case kind == "APIService":
+		case "APIService":
 			var s apiService
 			s, err = decodeAPIService(u)
 			b.apiServices = append(b.apiServices, s)
-		case kind == "Service":
+		case "Service":
 			err = appendDecoded(u, &b.services)
-		case kind == "Deployment":
+		case "Deployment":
 			err = appendDecoded(u, &b.deployments)
-		case kind == "StatefulSet":
+		case "StatefulSet":
 			err = appendDecoded(u, &b.statefulSets)
-		case kind == "ServiceAccount":
+		case "ServiceAccount":
 			// OLM creates the ServiceAccount each permissions entry names.
-		case kind == "ClusterRole":
+		case "ClusterRole":
 			var r rbacv1.ClusterRole
 			err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r)
 			b.clusterRoles[r.Name] = r
-		case kind == "Role":
+		case "Role":
 			var r rbacv1.Role
 			err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &r)
 			b.roles[r.Namespace+"/"+r.Name] = r
-		case kind == "ClusterRoleBinding":
+		case "ClusterRoleBinding":
 			err = appendDecoded(u, &b.clusterRoleBindings)
-		case kind == "RoleBinding":
+		case "RoleBinding":
 			err = appendDecoded(u, &b.roleBindings)
-		case olmExtraKinds[kind]:
-			b.extraManifests = append(b.extraManifests, u)
 		default:
-			return nil, fmt.Errorf("%s %s: no rule for this kind in the OLM bundle (hack/bundle/base.go)", kind, u.GetName())
+			if !olmExtraKinds[kind] {
+				return nil, fmt.Errorf("%s %s: no rule for this kind in the OLM bundle (hack/bundle/base.go)", kind, u.GetName())
+			}
+			b.extraManifests = append(b.extraManifests, u)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
