@@ -28,18 +28,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/install"
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/generated/openapi"
 )
-
-// servedTypes are the top-level types of every version the apiserver serves, preferred
-// version first.
-var servedTypes = []interface {
-	runtime.Object
-	OpenAPIModelName() string
-}{&v1alpha2.NginxOperator{}, &v1alpha1.NginxOperator{}}
 
 // ownedResources are the kinds the controller creates for every NginxOperator (the
 // Owns() of pkg/controller/manager.go); OLM's console shows them as the API's resources.
@@ -57,30 +49,39 @@ type apiServer struct {
 	containerPort int32
 }
 
-// ownedAPIServices describes every served version as an owned API service of the CSV.
-// The group-versions come from the base's APIServices and must be exactly the ones the
-// API types register; kinds and plurals come from the scheme, descriptions from the
+// ownedAPIServices describes every version the API types register (install.Install,
+// preferred first) as an owned API service of the CSV; the base's APIServices must
+// register exactly these. Kinds and plurals come from the scheme, descriptions from the
 // OpenAPI definitions generated from the types' comments.
 func ownedAPIServices(b *base, server *apiServer) ([]operatorsv1alpha1.APIServiceDescription, error) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
 	definitions := openapi.GetOpenAPIDefinitions(func(name string) spec.Ref { return spec.MustCreateRef("#/definitions/" + name) })
+	kinds, _, err := scheme.ObjectKinds(&operator.NginxOperator{})
+	if err != nil {
+		return nil, err
+	}
+	kind := kinds[0].Kind
 
 	var owned []operatorsv1alpha1.APIServiceDescription
-	for _, obj := range servedTypes {
-		gvks, _, err := scheme.ObjectKinds(obj)
+	for _, gv := range scheme.PrioritizedVersionsForGroup(operator.GroupName) {
+		gvk := gv.WithKind(kind)
+		obj, err := scheme.New(gvk)
 		if err != nil {
 			return nil, err
 		}
-		gvk := gvks[0]
+		named, ok := obj.(interface{ OpenAPIModelName() string })
+		if !ok {
+			return nil, fmt.Errorf("%s has no OpenAPI model name", gvk)
+		}
+		definition, ok := definitions[named.OpenAPIModelName()]
+		if !ok || definition.Schema.Description == "" {
+			return nil, fmt.Errorf("no OpenAPI description for %s", named.OpenAPIModelName())
+		}
 		if !slices.ContainsFunc(b.apiServices, func(s apiService) bool { return s.group == gvk.Group && s.version == gvk.Version }) {
-			return nil, fmt.Errorf("the base registers no APIService for %s, which the apiserver serves", gvk.GroupVersion())
+			return nil, fmt.Errorf("the base registers no APIService for %s, which the apiserver serves", gv)
 		}
 		plural, _ := meta.UnsafeGuessKindToResource(gvk)
-		definition, ok := definitions[obj.OpenAPIModelName()]
-		if !ok || definition.Schema.Description == "" {
-			return nil, fmt.Errorf("no OpenAPI description for %s", obj.OpenAPIModelName())
-		}
 		owned = append(owned, operatorsv1alpha1.APIServiceDescription{
 			Name:           plural.Resource,
 			Group:          gvk.Group,
