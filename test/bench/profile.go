@@ -29,6 +29,9 @@ import (
 	"github.com/google/pprof/profile"
 )
 
+// flatTop is how many functions of any code a summary lists by flat share.
+const flatTop = 8
+
 // ourCode marks the functions of this repository in a profile.
 const ourCode = "github.com/example/nginx-operator/"
 
@@ -194,12 +197,23 @@ func summarise(p *profile.Profile, top int) *ProfileSummary {
 		}
 	}
 	sort.Slice(names, func(i, j int) bool { return cum[names[i]] > cum[names[j]] })
-	for _, name := range names[:min(top, len(names))] {
-		summary.Top = append(summary.Top, ProfileLine{
+	line := func(name string) ProfileLine {
+		return ProfileLine{
 			Function: strings.TrimPrefix(name, ourCode),
 			Flat:     100 * float64(flat[name]) / float64(total),
 			Cum:      100 * float64(cum[name]) / float64(total),
-		})
+		}
+	}
+	for _, name := range names[:min(top, len(names))] {
+		summary.Top = append(summary.Top, line(name))
+	}
+	all := make([]string, 0, len(flat))
+	for name := range flat {
+		all = append(all, name)
+	}
+	sort.Slice(all, func(i, j int) bool { return flat[all[i]] > flat[all[j]] })
+	for _, name := range all[:min(flatTop, len(all))] {
+		summary.Flat = append(summary.Flat, line(name))
 	}
 	return summary
 }

@@ -211,6 +211,12 @@ func renderProfiles(b *strings.Builder, r *Result) {
 		for _, line := range p.Top {
 			fmt.Fprintf(b, "| `%s` | %.2f | %.2f |\n", line.Function, line.Flat, line.Cum)
 		}
+		if len(p.Flat) > 0 {
+			b.WriteString("\nLargest flat shares, any code (where the samples actually are):\n\n| function | flat % | cum % |\n|---|---|---|\n")
+			for _, line := range p.Flat {
+				fmt.Fprintf(b, "| `%s` | %.2f | %.2f |\n", line.Function, line.Flat, line.Cum)
+			}
+		}
 		b.WriteString("\n")
 	}
 }

@@ -130,6 +130,9 @@ type ProfileSummary struct {
 	// Total is the profile's CPU seconds, or MiB of live heap.
 	Total float64       `json:"total"`
 	Top   []ProfileLine `json:"top"`
+	// Flat are the functions of any code with the largest flat share: where the
+	// CPU or the bytes actually are, library code included.
+	Flat []ProfileLine `json:"flat"`
 }
 
 // ProfileLine is one function's cumulative share of a profile.
