@@ -12,6 +12,10 @@ THIS_PKG="github.com/example/nginx-operator"
 BOILERPLATE="${SCRIPT_ROOT}/hack/boilerplate.go.txt"
 
 source "${CODEGEN_PKG}/kube_codegen.sh"
+# openapi-gen would otherwise rewrite these --extra-pkgs' zz_generated.model_name.go with
+# our boilerplate inside the Go module cache (go mod verify then reports k8s.io/api as
+# modified); read-only packages are read, never written.
+KUBE_CODEGEN_READONLY_PKGS+=(k8s.io/api/core/v1 k8s.io/api/autoscaling/v1)
 require_protoc
 
 kube::codegen::gen_helpers \
