@@ -29,6 +29,23 @@ import (
 	"github.com/google/pprof/profile"
 )
 
+// saveAndSummarise writes a profile to file and summarises it, its total divided by
+// unit (nanoseconds to seconds, bytes to MiB).
+func saveAndSummarise(prof *profile.Profile, file, phase, kind string, unit float64) (*ProfileSummary, error) {
+	out, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	if err := prof.Write(out); err != nil {
+		return nil, err
+	}
+	summary := summarise(prof, 15)
+	summary.Phase, summary.File, summary.Kind = phase, file, kind
+	summary.Total /= unit
+	return summary, nil
+}
+
 // flatTop is how many functions of any code a summary lists by flat share.
 const flatTop = 8
 
@@ -89,19 +106,11 @@ func (p *Profiler) Start(ctx context.Context, phase string) func() (*ProfileSumm
 		if err != nil {
 			return nil, err
 		}
-		file := filepath.Join(p.dir, "apiserver-"+phase+".pb.gz")
-		out, err := os.Create(file)
+		summary, err := saveAndSummarise(merged, filepath.Join(p.dir, "apiserver-"+phase+".pb.gz"), phase, "cpu", 1e9) // nanoseconds to seconds
 		if err != nil {
 			return nil, err
 		}
-		defer out.Close()
-		if err := merged.Write(out); err != nil {
-			return nil, err
-		}
-		summary := summarise(merged, 15)
-		summary.Phase, summary.File, summary.Kind = phase, file, "cpu"
-		summary.Total /= 1e9 // nanoseconds to seconds
-		p.logf("  profile of our apiserver during %s: %s (%.1f s of CPU samples)", phase, file, summary.Total)
+		p.logf("  profile of our apiserver during %s: %s (%.1f s of CPU samples)", phase, summary.File, summary.Total)
 		return summary, nil
 	}
 }
@@ -125,19 +134,12 @@ func (p *Profiler) SaveHeap(ctx context.Context, phase string) (*ProfileSummary,
 	if err != nil {
 		return nil, err
 	}
-	file := filepath.Join(p.dir, "apiserver-heap-"+phase+".pb.gz")
-	out, err := os.Create(file)
+	// inuse_space is a heap profile's last sample type; bytes to MiB.
+	summary, err := saveAndSummarise(prof, filepath.Join(p.dir, "apiserver-heap-"+phase+".pb.gz"), phase, "heap", 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	defer out.Close()
-	if err := prof.Write(out); err != nil {
-		return nil, err
-	}
-	summary := summarise(prof, 15) // inuse_space is a heap profile's last sample type
-	summary.Phase, summary.File, summary.Kind = phase, file, "heap"
-	summary.Total /= 1 << 20 // bytes to MiB
-	p.logf("  live heap profile of our apiserver %s: %s (%.1f MiB in use)", phase, file, summary.Total)
+	p.logf("  live heap profile of our apiserver %s: %s (%.1f MiB in use)", phase, summary.File, summary.Total)
 	return summary, nil
 }
 
