@@ -50,16 +50,9 @@ func (s metricSnapshot) sum(name string, match func(labels map[string]string) bo
 		return out
 	}
 	for _, m := range family.GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if match != nil && !match(labels) {
+		key, ok := sampleKey(m, match, keyLabels)
+		if !ok {
 			continue
-		}
-		key := make([]string, len(keyLabels))
-		for i, l := range keyLabels {
-			key[i] = labels[l]
 		}
 		var v float64
 		switch {
@@ -72,9 +65,26 @@ func (s metricSnapshot) sum(name string, match func(labels map[string]string) bo
 		default:
 			continue
 		}
-		out[strings.Join(key, " ")] += v
+		out[key] += v
 	}
 	return out
+}
+
+// sampleKey is the values of keyLabels of a sample, joined by spaces; false when its
+// labels do not pass match.
+func sampleKey(m *dto.Metric, match func(labels map[string]string) bool, keyLabels []string) (string, bool) {
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	if match != nil && !match(labels) {
+		return "", false
+	}
+	key := make([]string, len(keyLabels))
+	for i, l := range keyLabels {
+		key[i] = labels[l]
+	}
+	return strings.Join(key, " "), true
 }
 
 // histogram adds up the sums and the counts of a histogram family's samples whose
@@ -90,19 +100,12 @@ func (s metricSnapshot) histogram(name string, match func(labels map[string]stri
 		if h == nil {
 			continue
 		}
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if match != nil && !match(labels) {
+		key, ok := sampleKey(m, match, keyLabels)
+		if !ok {
 			continue
 		}
-		key := make([]string, len(keyLabels))
-		for i, l := range keyLabels {
-			key[i] = labels[l]
-		}
-		sums[strings.Join(key, " ")] += h.GetSampleSum()
-		counts[strings.Join(key, " ")] += float64(h.GetSampleCount())
+		sums[key] += h.GetSampleSum()
+		counts[key] += float64(h.GetSampleCount())
 	}
 	return sums, counts
 }

@@ -118,19 +118,7 @@ func (p *Profiler) Start(ctx context.Context, phase string) func() (*ProfileSumm
 // SaveHeap writes the live heap of our apiserver after a forced GC to
 // <dir>/apiserver-heap-<phase>.pb.gz and summarises what our code retains.
 func (p *Profiler) SaveHeap(ctx context.Context, phase string) (*ProfileSummary, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.source.url+"/debug/pprof/heap?gc=1", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := p.source.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("heap profile: %s", resp.Status)
-	}
-	prof, err := profile.Parse(resp.Body)
+	prof, err := p.get(ctx, "/debug/pprof/heap?gc=1")
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +132,12 @@ func (p *Profiler) SaveHeap(ctx context.Context, phase string) (*ProfileSummary,
 }
 
 func (p *Profiler) fetch(ctx context.Context) (*profile.Profile, error) {
-	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", p.source.url, p.chunk)
+	return p.get(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", p.chunk))
+}
+
+// get fetches and parses one profile from our apiserver's path.
+func (p *Profiler) get(ctx context.Context, path string) (*profile.Profile, error) {
+	url := p.source.url + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
