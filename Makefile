@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 LOCAL := .local
 
-.PHONY: all build generate bundle verify tools test test-e2e up down run run-standalone clean
+.PHONY: all build generate bundle verify tools test test-e2e test-faults up down run run-standalone clean
 
 all: build
 
@@ -32,6 +32,9 @@ test: tools ## Unit, integration and end-to-end tests, with the race detector (t
 
 test-e2e: tools ## End-to-end tests only: the kwok stack, and as root the real-node deployment
 	$(GO) test -race -count=1 -timeout 30m -v ./test/e2e/... ./test/deploy/...
+
+test-faults: tools ## Fault tests only (kill -9 under load, etcd restarts, replicas, overload), verbose; make test runs them too
+	$(GO) test -race -count=1 -timeout 30m -v ./test/faults/...
 
 up: ## Start the local control plane in the background (state in .local/); NODE=real (root) adds this machine as a real node instead of kwok's
 	./hack/local-up.sh
