@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Creates the serving certificate of the nginx-operator aggregated API server and wires it up:
+# Creates the certificates of the nginx-operator aggregated API server and its etcd, and wires
+# them up:
 #   1. a CA and a serving certificate for the apiserver Service's DNS names (openssl),
 #   2. the Secret nginx-operator-apiserver-tls in nginx-operator-system,
-#   3. spec.caBundle of both APIServices, so the kube-aggregator verifies that certificate.
+#   3. spec.caBundle of both APIServices, so the kube-aggregator verifies that certificate,
+#   4. an etcd CA (Secret nginx-operator-etcd-ca, reused on later runs) and from it etcd's
+#      serving certificate (nginx-operator-etcd-server-tls), its peer certificate
+#      (nginx-operator-etcd-peer-tls) and the apiserver's etcd client certificate
+#      (nginx-operator-etcd-client-tls): etcd accepts only clients with a certificate of its CA.
 # Run after `kubectl apply -k artifacts/deploy`; uses the cluster of $KUBECONFIG.
-# Re-running renews the serving certificate; the apiserver reloads it without a restart.
+# Re-running renews the certificates; the apiserver and etcd read renewed ones without a restart.
 #
 # Usage: hack/deploy-certs.sh [--print-only]
 #   --print-only or DRY_RUN=1  only write the files and print the base64 caBundle
 #   OUT_DIR=dir                keep the files there (default: a temp dir, removed unless printing only);
-#                              an existing ca.crt/ca.key there is reused, so the caBundle stays valid
+#                              an existing ca.crt/ca.key (etcd-ca.crt/etcd-ca.key) there is reused,
+#                              so the caBundle (the CA etcd and the apiserver trust) stays valid
 #   CA_DAYS, CERT_DAYS         validity in days (default 3650 and 365)
 #   KUBECTL                    kubectl binary (default: kubectl)
 set -euo pipefail
@@ -17,6 +23,12 @@ set -euo pipefail
 NAMESPACE=nginx-operator-system
 SERVICE=nginx-operator-apiserver
 SECRET=nginx-operator-apiserver-tls
+ETCD_SERVICE=nginx-operator-etcd
+ETCD_STATEFULSET=nginx-operator-etcd
+ETCD_CA_SECRET=nginx-operator-etcd-ca
+ETCD_SERVER_SECRET=nginx-operator-etcd-server-tls
+ETCD_PEER_SECRET=nginx-operator-etcd-peer-tls
+ETCD_CLIENT_SECRET=nginx-operator-etcd-client-tls
 APISERVICES=(v1alpha2.operator.example.com v1alpha1.operator.example.com)
 KUBECTL=${KUBECTL:-kubectl}
 CA_DAYS=${CA_DAYS:-3650}
@@ -26,7 +38,7 @@ dry_run=${DRY_RUN:-0}
 for arg in "$@"; do
   case $arg in
     --print-only | --dry-run) dry_run=1 ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -72,39 +84,99 @@ subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 EOF
 
+# new_ca NAME CN: NAME.crt and NAME.key, a self-signed CA.
+new_ca() {
+  openssl ecparam -name prime256v1 -genkey -noout -out "$dir/$1.key"
+  openssl req -x509 -new -sha256 -days "$CA_DAYS" -key "$dir/$1.key" \
+    -config "$dir/openssl.cnf" -extensions v3_ca -subj "/CN=$2" -out "$dir/$1.crt"
+}
+
+# issue NAME CA CN EXTFILE: NAME.crt and NAME.key, signed by CA.crt/CA.key.
+issue() {
+  local name=$1 ca=$2 cn=$3 ext=$4
+  openssl ecparam -name prime256v1 -genkey -noout -out "$dir/$name.key"
+  openssl req -new -sha256 -key "$dir/$name.key" -config "$dir/openssl.cnf" \
+    -subj "/CN=$cn" -out "$dir/$name.csr"
+  # A random serial avoids a ca.srl file and collisions between renewals.
+  openssl x509 -req -sha256 -days "$CERT_DAYS" -in "$dir/$name.csr" \
+    -CA "$dir/$ca.crt" -CAkey "$dir/$ca.key" -set_serial "0x$(openssl rand -hex 16)" \
+    -extfile "$ext" -out "$dir/$name.crt"
+  openssl verify -CAfile "$dir/$ca.crt" "$dir/$name.crt" >/dev/null
+}
+
+# tls_secret NAME CERT CA: applies the kubernetes.io/tls Secret NAME with CERT.crt, CERT.key
+# and CA.crt as ca.crt, as cert-manager writes it. Apply rather than create, so a re-run
+# replaces the certificate in place.
+tls_secret() {
+  "$KUBECTL" -n "$NAMESPACE" create secret generic "$1" --type=kubernetes.io/tls \
+    --from-file=tls.crt="$dir/$2.crt" --from-file=tls.key="$dir/$2.key" --from-file=ca.crt="$dir/$3.crt" \
+    --dry-run=client -o yaml |
+    "$KUBECTL" apply -f -
+}
+
 if [[ -s $dir/ca.crt && -s $dir/ca.key ]]; then
   echo "Reusing the CA in $dir" >&2
 else
-  openssl ecparam -name prime256v1 -genkey -noout -out "$dir/ca.key"
-  openssl req -x509 -new -sha256 -days "$CA_DAYS" -key "$dir/ca.key" \
-    -config "$dir/openssl.cnf" -extensions v3_ca -out "$dir/ca.crt"
+  new_ca ca "$SERVICE-ca"
 fi
+issue tls ca "$dns1" "$dir/tls.ext"
 
-openssl ecparam -name prime256v1 -genkey -noout -out "$dir/tls.key"
-openssl req -new -sha256 -key "$dir/tls.key" -config "$dir/openssl.cnf" \
-  -subj "/CN=$dns1" -out "$dir/tls.csr"
-# A random serial avoids a ca.srl file and collisions between renewals.
-openssl x509 -req -sha256 -days "$CERT_DAYS" -in "$dir/tls.csr" \
-  -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -set_serial "0x$(openssl rand -hex 16)" \
-  -extfile "$dir/tls.ext" -out "$dir/tls.crt"
-openssl verify -CAfile "$dir/ca.crt" "$dir/tls.crt" >/dev/null
+# etcd: one CA for its serving, peer and client certificates. etcd and the apiserver load
+# the CA once, so it must outlive renewals: reuse the one in OUT_DIR, else the one in the
+# cluster (its Secret holds the key, as cert-manager's CA Secret does), else make one.
+if [[ -s $dir/etcd-ca.crt && -s $dir/etcd-ca.key ]]; then
+  echo "Reusing the etcd CA in $dir" >&2
+elif [[ $dry_run == 0 ]] && "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" >/dev/null 2>&1; then
+  echo "Reusing the etcd CA of Secret $NAMESPACE/$ETCD_CA_SECRET" >&2
+  "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" -o 'jsonpath={.data.tls\.crt}' | openssl base64 -d -A >"$dir/etcd-ca.crt"
+  "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" -o 'jsonpath={.data.tls\.key}' | openssl base64 -d -A >"$dir/etcd-ca.key"
+else
+  new_ca etcd-ca "$ETCD_SERVICE-ca"
+fi
+# The names the apiserver and the members dial: the StatefulSet pods' DNS names under the
+# headless Service (the wildcard covers further members), with and without .cluster.local;
+# localhost and 127.0.0.1 for etcdctl inside the pod.
+etcd_domain=$ETCD_SERVICE.$NAMESPACE.svc
+etcd_names="DNS:$ETCD_STATEFULSET-0.$etcd_domain, DNS:*.$etcd_domain, DNS:$etcd_domain"
+etcd_names+=", DNS:$ETCD_STATEFULSET-0.$etcd_domain.cluster.local, DNS:*.$etcd_domain.cluster.local, DNS:$etcd_domain.cluster.local"
+etcd_names+=", DNS:localhost, IP:127.0.0.1"
+for kind in server peer client; do
+  case $kind in
+    server) usage=serverAuth names=$etcd_names ;;
+    # A member dials its peers with the certificate it serves them with.
+    peer) usage="serverAuth, clientAuth" names=$etcd_names ;;
+    client) usage=clientAuth names="DNS:$SERVICE" ;;
+  esac
+  cat >"$dir/etcd-$kind.ext" <<EOF
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = $usage
+subjectAltName = $names
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOF
+done
+# The pod names exceed the 64 characters a CN may have; the SANs carry them.
+issue etcd-server etcd-ca "$ETCD_SERVICE-server" "$dir/etcd-server.ext"
+issue etcd-peer etcd-ca "$ETCD_SERVICE-peer" "$dir/etcd-peer.ext"
+issue etcd-client etcd-ca "$SERVICE" "$dir/etcd-client.ext"
 
 # -A: one line, the form a caBundle takes.
 ca_bundle=$(openssl base64 -A -in "$dir/ca.crt")
 
 if [[ $dry_run == 1 ]]; then
-  echo "Files in $dir: ca.crt ca.key tls.crt tls.key" >&2
+  echo "Files in $dir: ca tls etcd-ca etcd-server etcd-peer etcd-client (.crt and .key each)" >&2
   echo "caBundle:" >&2
   echo "$ca_bundle"
   exit 0
 fi
 
-# Apply rather than create, so a re-run replaces the certificate in place. ca.crt, as
-# cert-manager writes it, is what clients such as Prometheus verify the apiserver with.
-"$KUBECTL" -n "$NAMESPACE" create secret generic "$SECRET" --type=kubernetes.io/tls \
-  --from-file=tls.crt="$dir/tls.crt" --from-file=tls.key="$dir/tls.key" --from-file=ca.crt="$dir/ca.crt" \
-  --dry-run=client -o yaml |
-  "$KUBECTL" apply -f -
+# ca.crt, as cert-manager writes it, is what clients such as Prometheus verify the apiserver with.
+tls_secret "$SECRET" tls ca
+tls_secret "$ETCD_CA_SECRET" etcd-ca etcd-ca
+tls_secret "$ETCD_SERVER_SECRET" etcd-server etcd-ca
+tls_secret "$ETCD_PEER_SECRET" etcd-peer etcd-ca
+tls_secret "$ETCD_CLIENT_SECRET" etcd-client etcd-ca
 
 for apiservice in "${APISERVICES[@]}"; do
   "$KUBECTL" patch apiservice "$apiservice" --type merge \
