@@ -65,6 +65,7 @@ var olmExtraKinds = map[string]bool{
 	"PodDisruptionBudget": true,
 	"NetworkPolicy":       true,
 	"PriorityClass":       true,
+	"ConfigMap":           true,
 }
 
 // splitBase decodes the rendered objects. A kind that the bundle has no rule for is an
