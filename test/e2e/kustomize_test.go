@@ -129,8 +129,25 @@ func TestCertManagerOverlayMatchesTheAPIServer(t *testing.T) {
 	volumes, _, _ := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "volumes")
 	var mounted string
 	for _, v := range volumes {
-		if name, _, _ := unstructured.NestedString(v.(map[string]any), "secret", "secretName"); name != "" {
-			mounted = name
+		if v.(map[string]any)["name"] == "serving-cert" {
+			mounted, _, _ = unstructured.NestedString(v.(map[string]any), "secret", "secretName")
+		}
+	}
+	// Every Secret the pods mount (the serving certificate, etcd's and the apiserver's etcd
+	// client certificate) is one a Certificate writes, or the pods would wait for it.
+	written := map[string]bool{}
+	for _, obj := range objs {
+		if obj.GetKind() == "Certificate" {
+			secret, _, _ := unstructured.NestedString(obj.Object, "spec", "secretName")
+			written[secret] = true
+		}
+	}
+	for _, workload := range []*unstructured.Unstructured{deployment, find("StatefulSet", "nginx-operator-etcd")} {
+		vols, _, _ := unstructured.NestedSlice(workload.Object, "spec", "template", "spec", "volumes")
+		for _, v := range vols {
+			if name, found, _ := unstructured.NestedString(v.(map[string]any), "secret", "secretName"); found && !written[name] {
+				t.Errorf("%s %s mounts Secret %s, which no Certificate of the overlay writes", workload.GetKind(), workload.GetName(), name)
+			}
 		}
 	}
 	for _, apiservice := range []string{"v1alpha1.operator.example.com", "v1alpha2.operator.example.com"} {
