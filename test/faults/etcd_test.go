@@ -1,0 +1,191 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// etcdBinary is the etcd that `make tools` builds, named by ETCD_BIN in
+// ${TOOLS_BIN_DIR:-<repo>/hack/tools/bin}/env.sh, as hack/local-up.sh reads it.
+func etcdBinary(t testing.TB) string {
+	t.Helper()
+	toolsDir := os.Getenv("TOOLS_BIN_DIR")
+	if toolsDir == "" {
+		root, err := filepath.Abs(filepath.Join("..", ".."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		toolsDir = filepath.Join(root, "hack", "tools", "bin")
+	}
+	envFile := filepath.Join(toolsDir, "env.sh")
+	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "$ETCD_BIN"`, "bash", envFile).Output()
+	if err != nil || len(out) == 0 {
+		t.Fatalf("no ETCD_BIN from %s (run `make tools`): %v", envFile, err)
+	}
+	return string(out)
+}
+
+// etcdServer is a single-member etcd process on loopback with its own data directory.
+// It can be killed and started again on the same directory and ports, as an etcd pod
+// restarted by its kubelet would be.
+type etcdServer struct {
+	t                    testing.TB
+	binary, dataDir      string
+	clientPort, peerPort int
+	cmd                  *exec.Cmd
+	exited               chan struct{}
+	logFile              string
+}
+
+// startEtcd starts an etcd on free loopback ports and waits until it is healthy; it is
+// stopped when the test ends.
+func startEtcd(t testing.TB) *etcdServer {
+	t.Helper()
+	e := &etcdServer{t: t, binary: etcdBinary(t), dataDir: t.TempDir()}
+	t.Cleanup(e.stop)
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		e.clientPort, e.peerPort = freePort(t), freePort(t)
+		err := e.launch()
+		if err == nil {
+			return e
+		}
+		if !errors.Is(err, errPortTaken) || attempt == attempts {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; starting etcd again on other ports", attempt, err)
+	}
+}
+
+// restart starts etcd again on the same data directory and ports after kill. The ports
+// were just released by the killed process; should another process have taken one
+// meanwhile, it tries again for a while.
+func (e *etcdServer) restart() {
+	e.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := e.launch()
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, errPortTaken) || time.Now().After(deadline) {
+			e.t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func (e *etcdServer) clientURL() string { return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort) }
+
+func (e *etcdServer) launch() error {
+	e.exited = make(chan struct{})
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", e.peerPort)
+	e.logFile = filepath.Join(e.dataDir, fmt.Sprintf("etcd-%d.log", time.Now().UnixNano()))
+	log, err := os.Create(e.logFile)
+	if err != nil {
+		return err
+	}
+	e.cmd = exec.Command(e.binary,
+		"--name", "faults",
+		"--data-dir", filepath.Join(e.dataDir, "data"),
+		"--listen-client-urls", e.clientURL(), "--advertise-client-urls", e.clientURL(),
+		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
+		"--initial-cluster", "faults="+peerURL,
+		"--log-level", "warn")
+	e.cmd.Stdout, e.cmd.Stderr = log, log
+	if err := e.cmd.Start(); err != nil {
+		log.Close()
+		return err
+	}
+	exited := e.exited
+	go func() { _ = e.cmd.Wait(); log.Close(); close(exited) }()
+
+	deadline := time.Now().Add(time.Minute)
+	for !e.healthy() {
+		select {
+		case <-exited:
+			out := readFile(e.logFile)
+			if strings.Contains(out, "address already in use") {
+				return fmt.Errorf("etcd ports %d/%d: %w", e.clientPort, e.peerPort, errPortTaken)
+			}
+			return fmt.Errorf("etcd exited early; log:\n%s", out)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("etcd not healthy within 1m; log:\n%s", readFile(e.logFile))
+		}
+	}
+	return nil
+}
+
+// healthy is etcd's own /health: true once it has a leader and serves reads.
+func (e *etcdServer) healthy() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.clientURL()+"/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var health struct {
+		Health string `json:"health"`
+	}
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&health) == nil && health.Health == "true"
+}
+
+// kill sends SIGKILL to the etcd process, by PID, and waits for it to be gone.
+func (e *etcdServer) kill() {
+	e.t.Helper()
+	if err := e.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		e.t.Fatalf("killing etcd pid %d: %v", e.cmd.Process.Pid, err)
+	}
+	<-e.exited
+}
+
+func (e *etcdServer) stop() {
+	if e.cmd == nil || e.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-e.exited:
+		return
+	default:
+	}
+	_ = e.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-e.exited:
+	case <-time.After(30 * time.Second):
+		_ = e.cmd.Process.Kill()
+		<-e.exited
+	}
+}

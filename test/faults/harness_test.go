@@ -1,0 +1,270 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package faults kills, restarts and overloads the real apiserver binary, run as local
+// processes in standalone mode on its embedded etcd or on an external etcd process, and
+// prints what each fault cost: acknowledged writes lost, recovery times, 429s.
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+)
+
+// apiserverBinary is built once for the package by TestMain.
+var apiserverBinary string
+
+// ns is where the tests create their objects; standalone mode needs no Namespace object.
+const ns = "default"
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "nginx-operator-faults-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	apiserverBinary = filepath.Join(dir, "apiserver")
+	build := exec.Command("go", "build", "-o", apiserverBinary, "github.com/example/nginx-operator/cmd/apiserver")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building apiserver:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// apiserver is one apiserver process in standalone mode on a data directory (its PKI,
+// its kubeconfig and, without --etcd-servers, its embedded etcd). It can be killed and
+// started again on the same data directory.
+type apiserver struct {
+	t       testing.TB
+	dataDir string
+	args    []string
+	port    int
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	logFile string
+	config  *rest.Config
+	client  *clientset.Clientset
+}
+
+// startAPIServer starts an apiserver on dataDir with extraArgs and waits until it is
+// ready; it is stopped when the test ends.
+func startAPIServer(t testing.TB, dataDir string, extraArgs ...string) *apiserver {
+	t.Helper()
+	s := &apiserver{t: t, dataDir: dataDir, args: extraArgs}
+	t.Cleanup(s.stop)
+	s.start()
+	return s
+}
+
+// start launches the process on a free loopback port and waits for /readyz. A port
+// found free can be taken by another process before the server binds it; then it
+// starts again on another port.
+func (s *apiserver) start() {
+	s.t.Helper()
+	const attempts = 5
+	for attempt := 1; ; attempt++ {
+		err := s.tryStart()
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, errPortTaken) || attempt == attempts {
+			s.t.Fatal(err)
+		}
+		s.t.Logf("attempt %d: %v; starting again on another port", attempt, err)
+	}
+}
+
+var errPortTaken = errors.New("the port was taken before the process could bind it")
+
+func (s *apiserver) tryStart() error {
+	s.port = freePort(s.t)
+	s.exited = make(chan struct{})
+	s.logFile = filepath.Join(s.dataDir, fmt.Sprintf("apiserver-%d.log", s.port))
+	log, err := os.Create(s.logFile)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"--standalone", "--data-dir", s.dataDir,
+		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, s.args...)
+	s.cmd = exec.Command(apiserverBinary, args...)
+	s.cmd.Stdout, s.cmd.Stderr = log, log
+	if err := s.cmd.Start(); err != nil {
+		log.Close()
+		return err
+	}
+	exited := s.exited
+	go func() { _ = s.cmd.Wait(); log.Close(); close(exited) }()
+
+	started := time.Now()
+	deadline := started.Add(2 * time.Minute)
+	for {
+		if err := s.loadClients(); err == nil {
+			if ok, _ := s.ready(context.Background()); ok {
+				s.t.Logf("apiserver (pid %d) ready on port %d after %s", s.cmd.Process.Pid, s.port, time.Since(started).Round(time.Millisecond))
+				return nil
+			}
+		}
+		select {
+		case <-exited:
+			out := readFile(s.logFile)
+			if strings.Contains(out, "address already in use") {
+				return fmt.Errorf("port %d: %w", s.port, errPortTaken)
+			}
+			return fmt.Errorf("apiserver exited early; log:\n%s", out)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("apiserver not ready within 2m; log:\n%s", readFile(s.logFile))
+		}
+	}
+}
+
+// loadClients reads the admin kubeconfig the server writes, once it names this
+// server's port: one left by an earlier run on the same data directory points elsewhere.
+func (s *apiserver) loadClients() error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(s.dataDir, "kubeconfig"))
+	if err != nil {
+		return err
+	}
+	if want := s.url(""); cfg.Host != want {
+		return fmt.Errorf("kubeconfig points at %s, not yet at %s", cfg.Host, want)
+	}
+	cfg.Timeout = 30 * time.Second
+	// The load generators are the rate limit; client-go's default 5 QPS would hide the fault.
+	cfg.QPS, cfg.Burst = -1, 0
+	client, err := clientset.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	s.config, s.client = cfg, client
+	return nil
+}
+
+// ready asks /readyz?verbose anonymously, as a kubelet probe would, and returns its
+// failed checks when it is not ok.
+func (s *apiserver) ready(ctx context.Context) (bool, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url("/readyz?verbose"), nil)
+	if err != nil {
+		return false, err.Error()
+	}
+	resp, err := s.probeClient().Do(req)
+	if err != nil {
+		return false, err.Error()
+	}
+	defer resp.Body.Close()
+	body := readAll(resp.Body)
+	if resp.StatusCode == http.StatusOK {
+		return true, ""
+	}
+	var failed []string
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "[-]") {
+			failed = append(failed, strings.TrimPrefix(line, "[-]"))
+		}
+	}
+	if len(failed) == 0 {
+		return false, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(body))
+	}
+	return false, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.Join(failed, "; "))
+}
+
+// probeClient trusts the server's CA and sends no credentials.
+func (s *apiserver) probeClient() *http.Client {
+	c, err := rest.HTTPClientFor(rest.AnonymousClientConfig(s.config))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	c.Timeout = 10 * time.Second
+	return c
+}
+
+func (s *apiserver) pid() int { return s.cmd.Process.Pid }
+
+// kill sends SIGKILL to the process it started, by PID, and waits for it to be gone.
+func (s *apiserver) kill() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		s.t.Fatalf("killing apiserver pid %d: %v", s.pid(), err)
+	}
+	<-s.exited
+}
+
+// stop ends the process gracefully, by PID, unless it is already gone.
+func (s *apiserver) stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+func (s *apiserver) url(path string) string {
+	return fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path)
+}
+
+// freePort returns a loopback port that was free a moment ago; callers retry when it is not.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func readAll(r io.Reader) string {
+	data, _ := io.ReadAll(r)
+	return string(data)
+}
+
+func readFile(name string) string {
+	data, _ := os.ReadFile(name)
+	return string(data)
+}
