@@ -40,6 +40,11 @@ const (
 	maxNodePort = 32767
 )
 
+// maxPorts bounds spec.ports and spec.service.ports. Kubernetes sets no such limit, but
+// every container port becomes a Service port (and an EndpointSlice port), and an
+// absurd list would be stored, listed and reconciled in full: refuse it up front.
+const maxPorts = 100
+
 // ValidateNginxOperatorSpec validates the desired state.
 func ValidateNginxOperatorSpec(spec *operator.NginxOperatorSpec, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
@@ -78,6 +83,10 @@ func validateQPS(qps *operator.QPSSpec, fldPath *field.Path) field.ErrorList {
 func validatePorts(ports []corev1.ContainerPort, fldPath *field.Path) field.ErrorList {
 	if len(ports) == 0 {
 		return field.ErrorList{field.Required(fldPath, "at least one port is required")}
+	}
+	if len(ports) > maxPorts {
+		// One error for the list, not one per item of an absurd list.
+		return field.ErrorList{field.TooMany(fldPath, len(ports), maxPorts)}
 	}
 	var allErrs field.ErrorList
 	names := sets.New[string]()
@@ -134,6 +143,9 @@ func validateService(svc *operator.ServiceSpec, containerPorts []corev1.Containe
 	portsPath := fldPath.Child("ports")
 	if len(svc.Ports) == 0 {
 		allErrs = append(allErrs, field.Required(portsPath, "at least one port is required"))
+	}
+	if len(svc.Ports) > maxPorts {
+		return append(allErrs, field.TooMany(portsPath, len(svc.Ports), maxPorts))
 	}
 	protocolByName := make(map[string]corev1.Protocol, len(containerPorts))
 	for _, p := range containerPorts {

@@ -17,6 +17,7 @@ limitations under the License.
 package validation
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -184,6 +185,9 @@ func TestValidateNginxOperator(t *testing.T) {
 			want: []string{"FieldValueDuplicate spec.service.ports[1].port"}},
 		{name: "service ports empty", mutate: func(o *operator.NginxOperator) { o.Spec.Service.Ports = nil },
 			want: []string{"FieldValueRequired spec.service.ports"}},
+		{name: "100 ports", mutate: func(o *operator.NginxOperator) { setPorts(o, maxPorts) }},
+		{name: "too many ports", mutate: func(o *operator.NginxOperator) { setPorts(o, 10000) },
+			want: []string{"FieldValueTooMany spec.ports", "FieldValueTooMany spec.service.ports"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,6 +195,16 @@ func TestValidateNginxOperator(t *testing.T) {
 			tc.mutate(o)
 			assertErrors(t, ValidateNginxOperator(o), tc.want)
 		})
+	}
+}
+
+// setPorts gives o n distinct container ports, each exposed by the Service.
+func setPorts(o *operator.NginxOperator, n int) {
+	o.Spec.Ports, o.Spec.Service.Ports = nil, nil
+	for i := range n {
+		name := fmt.Sprintf("p%d", i)
+		o.Spec.Ports = append(o.Spec.Ports, corev1.ContainerPort{Name: name, ContainerPort: int32(1 + i), Protocol: corev1.ProtocolTCP})
+		o.Spec.Service.Ports = append(o.Spec.Service.Ports, operator.ServicePort{Name: name, Port: int32(1 + i)})
 	}
 }
 
