@@ -57,12 +57,15 @@ type createLoad struct {
 	acked    map[string]types.UID
 	unacked  map[string]string         // name -> how its create failed, when it may have been written
 	outcomes map[string]map[string]int // phase -> "create 201", "get 200", "create timeout", ... -> count
+	slowest  map[string]time.Duration  // phase -> the longest request
+	samples  map[string]string         // "create 500", ... -> the first such error's message
 }
 
 // startCreateLoad starts workers on client; stop them with stop.
 func startCreateLoad(t testing.TB, client typedv1alpha2.NginxOperatorInterface, prefix string, workers int, getBack bool) *createLoad {
 	l := &createLoad{t: t, prefix: prefix, client: client, getBack: getBack,
-		acked: map[string]types.UID{}, unacked: map[string]string{}, outcomes: map[string]map[string]int{}}
+		acked: map[string]types.UID{}, unacked: map[string]string{}, outcomes: map[string]map[string]int{},
+		slowest: map[string]time.Duration{}, samples: map[string]string{}}
 	l.setPhase("load")
 	for w := range workers {
 		l.wg.Add(1)
@@ -80,14 +83,15 @@ func (l *createLoad) work(worker int) {
 	for i := 0; !l.stopped.Load(); i++ {
 		name := fmt.Sprintf("%s-%d-%d", l.prefix, worker, i)
 		obj := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{loadLabel: l.prefix}}}
+		// Outcomes count in the phase the request was sent in.
+		phase, sent := l.phase.Load().(string), time.Now()
 		// Each request has its own deadline, not the test's: stopping the load lets the
 		// requests under way finish instead of cancelling them into ambiguous errors.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		created, err := l.client.Create(ctx, obj, metav1.CreateOptions{})
 		cancel()
-		phase := l.phase.Load().(string)
 		l.mu.Lock()
-		l.count(phase, "create", err, "201")
+		l.count(phase, "create", err, "201", time.Since(sent))
 		switch {
 		case err == nil:
 			l.acked[name] = created.UID
@@ -101,21 +105,27 @@ func (l *createLoad) work(worker int) {
 			continue
 		}
 		if l.getBack {
+			phase, sent := l.phase.Load().(string), time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			_, err := l.client.Get(ctx, name, metav1.GetOptions{})
 			cancel()
 			l.mu.Lock()
-			l.count(phase, "get", err, "200")
+			l.count(phase, "get", err, "200", time.Since(sent))
 			l.mu.Unlock()
 		}
 	}
 }
 
-func (l *createLoad) count(phase, verb string, err error, ok string) {
+func (l *createLoad) count(phase, verb string, err error, ok string, took time.Duration) {
 	if l.outcomes[phase] == nil {
 		l.outcomes[phase] = map[string]int{}
 	}
-	l.outcomes[phase][verb+" "+outcome(err, ok)]++
+	key := verb + " " + outcome(err, ok)
+	l.outcomes[phase][key]++
+	if err != nil && l.samples[key] == "" {
+		l.samples[key] = err.Error()
+	}
+	l.slowest[phase] = max(l.slowest[phase], took)
 }
 
 // outcome names how a request ended: its HTTP status, or what went wrong on the way.
@@ -173,7 +183,7 @@ func (l *createLoad) stop() {
 }
 
 // outcomeSummary is every phase's outcome counts on one line, e.g.
-// "load{create 201=840 get 200=840} outage{create timeout=16}".
+// "load{create 201=840 get 200=840 slowest=120ms} outage{create timeout=16 slowest=30s}".
 func (l *createLoad) outcomeSummary() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,9 +203,25 @@ func (l *createLoad) outcomeSummary() string {
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s=%d", k, l.outcomes[p][k])
 		}
-		fmt.Fprintf(&b, "%s{%s} ", p, strings.Join(parts, " "))
+		fmt.Fprintf(&b, "%s{%s slowest=%s} ", p, strings.Join(parts, " "), l.slowest[p].Round(time.Millisecond))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// errorSamples is the first error message of each kind of failure.
+func (l *createLoad) errorSamples() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	keys := make([]string, 0, len(l.samples))
+	for k := range l.samples {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %q", k, l.samples[k])
+	}
+	return strings.Join(parts, "; ")
 }
 
 // loadCheck is what a stopped load's objects look like after a fault.
