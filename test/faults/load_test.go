@@ -208,6 +208,21 @@ func (l *createLoad) outcomeSummary() string {
 	return strings.TrimSpace(b.String())
 }
 
+// requests counts the requests answered so far and how many of them failed.
+func (l *createLoad) requests() (total, failed int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, counts := range l.outcomes {
+		for key, n := range counts {
+			total += n
+			if !strings.HasSuffix(key, " 201") && !strings.HasSuffix(key, " 200") {
+				failed += n
+			}
+		}
+	}
+	return total, failed
+}
+
 // errorSamples is the first error message of each kind of failure.
 func (l *createLoad) errorSamples() string {
 	l.mu.Lock()
