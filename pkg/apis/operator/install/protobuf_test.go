@@ -117,17 +117,21 @@ func fuzzSeeds(scheme *runtime.Scheme) [][]byte {
 // request bodies and stored objects. It must never panic, and whatever decodes must
 // re-encode and decode to the same object. The envelope names the version, so the seeds
 // cover both; the raw message is also unmarshaled into each version's NginxOperator.
+// Like FuzzDecodeJSON and FuzzDecodeYAML it also decodes the bytes as a request body
+// to each served version, to the internal version, as the server does.
 func FuzzDecodeProtobuf(f *testing.F) {
 	scheme := newScheme()
 	for _, seed := range fuzzSeeds(scheme) {
 		f.Add(seed)
 	}
 	serializer := protobuf.NewSerializer(scheme, scheme)
+	codecs := runtimeserializer.NewCodecFactory(scheme)
 	versions := scheme.PrioritizedVersionsForGroup(operator.GroupName)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if obj, gvk, err := serializer.Decode(data, nil, nil); err == nil {
 			assertProtobufRoundTrip(t, serializer, obj, *gvk)
 		}
+		assertDecodesLikeTheServer(t, scheme, codecs, runtime.ContentTypeProtobuf, data)
 		message := bytes.TrimPrefix(data, protobufPrefix)
 		for _, gv := range versions {
 			obj, err := scheme.New(gv.WithKind("NginxOperator"))
