@@ -17,11 +17,6 @@ limitations under the License.
 package e2e
 
 import (
-	"fmt"
-	"net/http"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,39 +46,15 @@ func TestDiscovery(t *testing.T) {
 // TestAPIServiceAvailableSoonAfterRestart restarts our apiserver and measures the time
 // from its /readyz to both APIServices being Available again.
 func TestAPIServiceAvailableSoonAfterRestart(t *testing.T) {
-	pidFile := filepath.Join(localDir, "pids", "nginx-operator-apiserver.pid")
-	args, err := processArgs(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopByPIDFile(t, pidFile)
+	restart := stopOperatorAPIServer(t)
 	waitFor(t, time.Minute, "APIService to notice the apiserver is gone", func() bool {
 		out, _, _ := kubectl(t, "", "get", "apiservice", "v1alpha2.operator.example.com", "-o", "jsonpath={.status.conditions[?(@.type=='Available')].status}")
 		return out == "False"
 	})
 
-	cmd := startDetached(t, args, "nginx-operator-apiserver.log")
-	// local-down.sh stops the new process through the same PID file.
-	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	client := adminHTTPClient(t)
-	waitFor(t, 2*time.Minute, "our apiserver /readyz", func() bool {
-		resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", ports["OPERATOR_APISERVER_PORT"]))
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	ready := time.Now()
+	ready := restart()
 	// Measured and logged, not judged: this machine's speed varies too much for a threshold.
-	waitFor(t, 2*time.Minute, "both APIServices Available after /readyz", func() bool {
-		out, _, _ := kubectl(t, "", "get", "apiservice", "v1alpha1.operator.example.com", "v1alpha2.operator.example.com",
-			"-o", "jsonpath={.items[*].status.conditions[?(@.type=='Available')].status}")
-		return out == "True True"
-	})
+	waitFor(t, 2*time.Minute, "both APIServices Available after /readyz", apiServicesAvailable(t))
 	t.Logf("APIServices Available %s after our apiserver became ready", time.Since(ready).Round(100*time.Millisecond))
 	mustKubectl(t, "", "get", "nginxoperators", "-A")
 }

@@ -18,11 +18,13 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,4 +101,50 @@ func replaceFlag(args []string, name, value string) []string {
 		}
 	}
 	return out
+}
+
+// stopOperatorAPIServer stops our apiserver through its PID file and returns a function
+// that starts it again with the same command line, as local-up.sh did, and returns when
+// its /readyz answered 200. The restart also runs at cleanup if the test did not get to it.
+func stopOperatorAPIServer(t *testing.T) (restart func() time.Time) {
+	t.Helper()
+	pidFile := filepath.Join(localDir, "pids", "nginx-operator-apiserver.pid")
+	args, err := processArgs(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopByPIDFile(t, pidFile)
+	var once sync.Once
+	var ready time.Time
+	restart = func() time.Time {
+		once.Do(func() {
+			cmd := startDetached(t, args, "nginx-operator-apiserver.log")
+			// local-down.sh stops the new process through the same PID file.
+			if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			client := adminHTTPClient(t)
+			waitFor(t, 2*time.Minute, "our apiserver /readyz", func() bool {
+				resp, err := client.Get(operatorURL("/readyz"))
+				if err != nil {
+					return false
+				}
+				resp.Body.Close()
+				return resp.StatusCode == http.StatusOK
+			})
+			ready = time.Now()
+		})
+		return ready
+	}
+	t.Cleanup(func() { restart() })
+	return restart
+}
+
+// apiServicesAvailable reports whether both of our APIServices are Available.
+func apiServicesAvailable(t *testing.T) func() bool {
+	return func() bool {
+		out, _, _ := kubectl(t, "", "get", "apiservice", "v1alpha1.operator.example.com", "v1alpha2.operator.example.com",
+			"-o", "jsonpath={.items[*].status.conditions[?(@.type=='Available')].status}")
+		return out == "True True"
+	}
 }

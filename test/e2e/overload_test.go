@@ -1,0 +1,400 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/example/nginx-operator/test/framework"
+)
+
+const (
+	overloadUser  = "e2e-overload-user"
+	overloadLevel = "e2e-overload"
+)
+
+// overloadObjects: a priority level of a few seats that rejects rather than queues, a
+// FlowSchema that puts the test user (and no one else) into it, and RBAC to list and
+// watch NginxOperators. borrowingLimitPercent 0 keeps the level from borrowing seats.
+var overloadObjects = fmt.Sprintf(`apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: %[1]s}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 1
+    lendablePercent: 0
+    borrowingLimitPercent: 0
+    limitResponse: {type: Reject}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: %[1]s}
+spec:
+  matchingPrecedence: 500
+  priorityLevelConfiguration: {name: %[1]s}
+  distinguisherMethod: {type: ByUser}
+  rules:
+  - subjects: [{kind: User, user: {name: %[2]s}}]
+    resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"], clusterScope: true}]
+    nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: %[1]s}
+rules:
+- {apiGroups: [operator.example.com], resources: [nginxoperators], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: %[1]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: %[1]s}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: %[2]s}]
+`, overloadLevel, overloadUser)
+
+// TestOverloadIsShedWithPriorityAndFairness bursts LIST and WATCH requests of one user
+// whose FlowSchema gives it a few seats: our apiserver, in delegated mode, classifies with
+// the FlowSchemas and PriorityLevelConfigurations it reads from kube-apiserver and answers
+// 429 with Retry-After, no 5xx, while its /readyz and other users stay served.
+func TestOverloadIsShedWithPriorityAndFairness(t *testing.T) {
+	t.Cleanup(func() { kubectl(t, overloadObjects, "delete", "--ignore-not-found", "-f", "-") })
+	mustKubectl(t, overloadObjects, "apply", "-f", "-")
+	flowSchemaUID := get(t, "get", "flowschema", overloadLevel, "-o", "jsonpath={.metadata.uid}")
+	user := clientWithCert(t, overloadUser, 200)
+
+	// Our apiserver names the FlowSchema it chose in a response header.
+	listURL := operatorURL("/apis/operator.example.com/v1alpha2/nginxoperators")
+	took := framework.WaitFor(t, 2*time.Minute, "our apiserver to classify the test user into the new FlowSchema", func() bool {
+		resp, err := user.Get(listURL)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK && resp.Header.Get("X-Kubernetes-PF-FlowSchema-UID") == flowSchemaUID
+	})
+	t.Logf("our apiserver applied the new FlowSchema %s after it was created", took.Round(100*time.Millisecond))
+	seats := prometheusSample(t, scrape(t, adminHTTPClient(t), operatorURL("/metrics")), "apiserver_flowcontrol_nominal_limit_seats", `priority_level="`+overloadLevel+`"`)
+	t.Logf("our apiserver gives priority level %s %v nominal seats", overloadLevel, seats)
+
+	for _, target := range []struct{ name, url string }{
+		{"our apiserver directly", operatorURL("")},
+		{"through kube-apiserver's aggregator", kubeURL("")},
+	} {
+		t.Run(target.name, func(t *testing.T) {
+			burst(t, user, target.url, target.name == "our apiserver directly")
+		})
+	}
+}
+
+// burst runs concurrent LISTs and WATCHes of NginxOperators as the overload user at base,
+// with admin and another (non-exempt) user and our /readyz checked throughout, and prints
+// the tally. Each server's apiserver_flowcontrol_rejected_requests_total tells which of
+// them turned requests away.
+func burst(t *testing.T, user *http.Client, base string, mustReject bool) {
+	const (
+		listers, listsEach = 100, 20
+		watchers           = 50
+	)
+	rejectedBefore := rejectedAt(t)
+	rssBefore := operatorRSS(t)
+	var (
+		mu         sync.Mutex
+		codes      = map[int]int{}
+		retryAfter int
+		failures   []string
+		requests   atomic.Int64
+	)
+	record := func(resp *http.Response, err error) {
+		requests.Add(1)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if len(failures) < 5 {
+				failures = append(failures, err.Error())
+			}
+			codes[0]++
+			return
+		}
+		codes[resp.StatusCode]++
+		if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "" {
+			retryAfter++
+		}
+	}
+	listURL := base + "/apis/operator.example.com/v1alpha2/nginxoperators"
+	var wg sync.WaitGroup
+	for range listers {
+		wg.Go(func() {
+			for range listsEach {
+				resp, err := user.Get(listURL)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				record(resp, err)
+			}
+		})
+	}
+	for range watchers {
+		wg.Go(func() {
+			// A watch holds its seat while it starts; the stream then ends by itself.
+			resp, err := user.Get(listURL + "?watch=1&timeoutSeconds=3")
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			record(resp, err)
+		})
+	}
+
+	// Meanwhile: our /readyz, an exempt user (admin, system:masters) and a non-exempt one
+	// (the controller's identity) must be served.
+	done := make(chan struct{})
+	others := map[string]map[int]int{}
+	var othersWG sync.WaitGroup
+	for _, probe := range []struct {
+		name   string
+		client *http.Client
+		url    string
+	}{
+		{"our /readyz", adminHTTPClient(t), operatorURL("/readyz")},
+		{"admin LIST", adminHTTPClient(t), listURL},
+		{"controller LIST", httpClient(t, "nginx-operator-controller-client"), listURL},
+	} {
+		tally := map[int]int{}
+		others[probe.name] = tally
+		othersWG.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				code := 0
+				if resp, err := probe.client.Get(probe.url); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					code = resp.StatusCode
+				}
+				mu.Lock()
+				tally[code]++
+				mu.Unlock()
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+	start := time.Now()
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(done)
+	othersWG.Wait()
+	rejected := rejectedAt(t)
+
+	serverErrors := 0
+	for code, n := range codes {
+		if code >= 500 {
+			serverErrors += n
+		}
+	}
+	t.Logf("burst at %s: %d requests (%d LIST, %d WATCH) in %s: %d answered 200, %d answered 429 (%d with Retry-After), %d 5xx, other %s; client errors %q",
+		base, requests.Load(), listers*listsEach, watchers, elapsed.Round(100*time.Millisecond), codes[http.StatusOK], codes[http.StatusTooManyRequests],
+		retryAfter, serverErrors, otherCodes(codes), failures)
+	t.Logf("rejected by APF for %s during the burst: our apiserver %v, kube-apiserver %v; our apiserver's RSS %d MiB before, %d MiB after",
+		overloadLevel, rejected[0]-rejectedBefore[0], rejected[1]-rejectedBefore[1], rssBefore>>20, operatorRSS(t)>>20)
+	for name, tally := range others {
+		t.Logf("during the burst, %s: %s", name, formatCodes(tally))
+		for code, n := range tally {
+			if code != http.StatusOK {
+				t.Errorf("%s answered %d %d times during the burst", name, code, n)
+			}
+		}
+	}
+	if serverErrors > 0 || codes[0] > 0 {
+		t.Errorf("%d 5xx and %d failed requests under overload: %s %q", serverErrors, codes[0], formatCodes(codes), failures)
+	}
+	if codes[http.StatusTooManyRequests] != retryAfter {
+		t.Errorf("%d of %d 429 answers lack Retry-After", codes[http.StatusTooManyRequests]-retryAfter, codes[http.StatusTooManyRequests])
+	}
+	if codes[http.StatusOK] == 0 {
+		t.Error("the overload user was not served at all")
+	}
+	if mustReject && (codes[http.StatusTooManyRequests] == 0 || rejected[0] == rejectedBefore[0]) {
+		t.Errorf("our apiserver rejected nothing: %d 429 answers, its rejected-requests counter moved by %v", codes[http.StatusTooManyRequests], rejected[0]-rejectedBefore[0])
+	}
+}
+
+// rejectedAt returns apiserver_flowcontrol_rejected_requests_total of the test's
+// priority level at our apiserver and at kube-apiserver.
+func rejectedAt(t *testing.T) [2]float64 {
+	t.Helper()
+	admin := adminHTTPClient(t)
+	var out [2]float64
+	for i, url := range []string{operatorURL("/metrics"), kubeURL("/metrics")} {
+		out[i] = prometheusSample(t, scrape(t, admin, url), "apiserver_flowcontrol_rejected_requests_total", `priority_level="`+overloadLevel+`"`)
+	}
+	return out
+}
+
+func scrape(t *testing.T, c *http.Client, url string) string {
+	t.Helper()
+	status, body, _ := do(t, c, http.MethodGet, url, nil, "")
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: %d", url, status)
+	}
+	return body
+}
+
+// prometheusSample sums the samples of a metric whose labels contain every match.
+func prometheusSample(t *testing.T, text, metric string, matches ...string) float64 {
+	t.Helper()
+	var total float64
+next:
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, metric+"{") {
+			continue
+		}
+		for _, m := range matches {
+			if !strings.Contains(line, m) {
+				continue next
+			}
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("parsing %q: %v", line, err)
+		}
+		total += v
+	}
+	return total
+}
+
+// operatorRSS is the resident memory of our apiserver process in bytes.
+func operatorRSS(t *testing.T) int64 {
+	t.Helper()
+	pid, err := os.ReadFile(filepath.Join(localDir, "pids", "nginx-operator-apiserver.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(string(pid)), "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(status)) {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func otherCodes(codes map[int]int) string {
+	rest := map[int]int{}
+	for code, n := range codes {
+		if code != http.StatusOK && code != http.StatusTooManyRequests && code < 500 {
+			rest[code] = n
+		}
+	}
+	return formatCodes(rest)
+}
+
+// formatCodes prints a tally as "200:12 429:3" (0 stands for a failed request).
+func formatCodes(codes map[int]int) string {
+	keys := make([]int, 0, len(codes))
+	for code := range codes {
+		keys = append(keys, code)
+	}
+	sort.Ints(keys)
+	parts := make([]string, 0, len(keys))
+	for _, code := range keys {
+		parts = append(parts, fmt.Sprintf("%d:%d", code, codes[code]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// clientWithCert returns an HTTP client that authenticates as user with a fresh client
+// certificate from the cluster CA, which kube-apiserver and (delegated) our apiserver
+// trust. HTTP/1.1 with up to conns connections, so a burst is not serialised onto the
+// streams of one HTTP/2 connection.
+func clientWithCert(t *testing.T, user string, conns int) *http.Client {
+	t.Helper()
+	caPEM, err := os.ReadFile(pkiFile("ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caKeyPEM, err := os.ReadFile(pkiFile("ca.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caBlock, _ := pem.Decode(caPEM)
+	keyBlock, _ := pem.Decode(caKeyPEM)
+	if caBlock == nil || keyBlock == nil {
+		t.Fatal("cannot decode the cluster CA")
+	}
+	ca, err := x509.ParseCertificate(caBlock.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caKey, err := x509.ParsePKCS8PrivateKey(keyBlock.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject:      pkix.Name{CommonName: user},
+		NotBefore:    time.Now().Add(-time.Minute),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := httpClient(t, "")
+	transport := base.Transport.(*http.Transport)
+	transport.TLSClientConfig.Certificates = []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}
+	transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	transport.MaxIdleConnsPerHost = conns
+	base.Timeout = time.Minute
+	return base
+}
