@@ -78,5 +78,8 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		fmt.Fprintf(o.Out, "Standalone mode: use KUBECONFIG=%s\n", file)
 	}
 	serverConfig.Authentication.Authenticator = anonymousOnlyForHealth{delegate: serverConfig.Authentication.Authenticator}
+	if serverConfig.FlowControl == nil {
+		serverConfig.LongRunningFunc = exemptHealthFromInFlightLimit(serverConfig.LongRunningFunc)
+	}
 	return &apiserver.Config{GenericConfig: serverConfig}, nil
 }

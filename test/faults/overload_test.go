@@ -1,0 +1,268 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package faults
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// TestOverload bursts LISTs and WATCHes at an apiserver in standalone mode, where
+// priority and fairness is off and --max-requests-inflight and
+// --max-mutating-requests-inflight bound the requests served at once. The server must
+// shed what it cannot serve with 429 and Retry-After, never a 5xx, keep /readyz ok for
+// its probes and keep its memory bounded.
+//
+// The library's in-flight limit never refuses system:masters (it serves them past the
+// limit), and standalone mode authorizes nobody else: so the admin's LISTs are all
+// served, and the 429s go to any other user, here one with a valid certificate and no
+// permissions (403 when a slot is free). The admin's burst is what keeps the slots full.
+func TestOverload(t *testing.T) {
+	const (
+		seeded           = 2000
+		listers          = 200 // per identity
+		adminListEach    = 2   // the admin's LISTs are slow: 2000 objects each
+		strangerListEach = 3   // the unprivileged user's are refused at once
+		watchers         = 50
+		memoryBoundKiB   = 2 << 20 // 2 GiB
+	)
+	s := startAPIServer(t, t.TempDir(), "--max-requests-inflight=4", "--max-mutating-requests-inflight=2")
+	seed := startCreateLoad(t, s.client.OperatorV1alpha2().NginxOperators(ns), "seed", 16, false)
+	seed.waitAcked(seeded, 5*time.Minute)
+	seed.stop()
+
+	listURL := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
+	admin, err := rest.HTTPClientFor(s.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger := s.unprivilegedClient("overload-stranger")
+
+	memory := sampleMemory(s.pid(), 50*time.Millisecond)
+	probes := startReadyzProbes(s, 100*time.Millisecond)
+	watchCtx, stopWatches := context.WithCancel(context.Background())
+	defer stopWatches()
+	var watchesOpen sync.WaitGroup
+	watches := &tally{}
+	for range watchers {
+		watchesOpen.Add(1)
+		go func() {
+			defer watchesOpen.Done()
+			watches.watch(watchCtx, admin, listURL+"?watch=true&allowWatchBookmarks=true")
+		}()
+	}
+
+	started := time.Now()
+	var bursts sync.WaitGroup
+	adminLists, strangerLists := &tally{}, &tally{}
+	for range listers {
+		for _, who := range []struct {
+			client *http.Client
+			tally  *tally
+			lists  int
+		}{{admin, adminLists, adminListEach}, {stranger, strangerLists, strangerListEach}} {
+			bursts.Add(1)
+			go func() {
+				defer bursts.Done()
+				for range who.lists {
+					who.tally.get(who.client, listURL)
+				}
+			}()
+		}
+	}
+	bursts.Wait()
+	burst := time.Since(started)
+	stopWatches()
+	watchesOpen.Wait()
+	probeFigures := probes.finish()
+	peakKiB, err := memory.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Logf("overload, --max-requests-inflight=4 --max-mutating-requests-inflight=2, %d objects, %d goroutines x %d admin LISTs + %d x %d unprivileged LISTs + %d WATCHes in %s: "+
+		"admin (system:masters) LISTs %s; unprivileged user's LISTs %s; WATCHes %s; /readyz probes %s; peak RSS %d MiB",
+		seeded, listers, adminListEach, listers, strangerListEach, watchers, burst.Round(time.Millisecond),
+		adminLists, strangerLists, watches, probeFigures, peakKiB>>10)
+
+	adminLists.assertOnly(t, "admin LISTs", http.StatusOK)
+	strangerLists.assertOnly(t, "unprivileged LISTs", http.StatusTooManyRequests, http.StatusForbidden)
+	if strangerLists.count(http.StatusTooManyRequests) == 0 {
+		t.Error("no LIST was refused with 429: the in-flight limit did not apply")
+	}
+	if strangerLists.missingRetryAfter > 0 {
+		t.Errorf("%d answers 429 without Retry-After", strangerLists.missingRetryAfter)
+	}
+	watches.assertOnly(t, "WATCHes", http.StatusOK)
+	if probeFigures.failed > 0 || probeFigures.total == 0 {
+		t.Errorf("/readyz not ok during the burst: %s", probeFigures)
+	}
+	if peakKiB > memoryBoundKiB {
+		t.Errorf("peak RSS %d MiB, over the %d MiB bound", peakKiB>>10, memoryBoundKiB>>10)
+	}
+}
+
+// tally counts how requests were answered.
+type tally struct {
+	mu                sync.Mutex
+	answers           map[string]int // "200", "429", "error: ..."
+	missingRetryAfter int
+}
+
+func (t *tally) get(c *http.Client, url string) {
+	resp, err := c.Get(url)
+	if err != nil {
+		t.record("error: "+err.Error(), false)
+		return
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	if err != nil {
+		t.record("body error: "+err.Error(), false)
+		return
+	}
+	t.record(fmt.Sprint(resp.StatusCode), resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "")
+}
+
+// watch opens a watch, counts how it was answered and reads its events until ctx ends.
+func (t *tally) watch(ctx context.Context, c *http.Client, url string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.record("error: "+err.Error(), false)
+		return
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.record("error: "+err.Error(), false)
+		return
+	}
+	defer resp.Body.Close()
+	t.record(fmt.Sprint(resp.StatusCode), resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") == "")
+	_, _ = io.Copy(io.Discard, resp.Body)
+}
+
+func (t *tally) record(answer string, missingRetryAfter bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.answers == nil {
+		t.answers = map[string]int{}
+	}
+	t.answers[answer]++
+	if missingRetryAfter {
+		t.missingRetryAfter++
+	}
+}
+
+func (t *tally) count(code int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.answers[fmt.Sprint(code)]
+}
+
+// String is e.g. "600 requests: 200=412 429=188".
+func (t *tally) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := make([]string, 0, len(t.answers))
+	total := 0
+	for k, n := range t.answers {
+		keys = append(keys, k)
+		total += n
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, t.answers[k])
+	}
+	return fmt.Sprintf("%d requests: %s", total, strings.Join(parts, " "))
+}
+
+// assertOnly fails the test for every answer that is not one of codes (a 5xx, an
+// error on the way) and when there was no answer at all.
+func (t *tally) assertOnly(tb testing.TB, what string, codes ...int) {
+	tb.Helper()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	allowed := map[string]bool{}
+	for _, c := range codes {
+		allowed[fmt.Sprint(c)] = true
+	}
+	if len(t.answers) == 0 {
+		tb.Errorf("%s: no answers", what)
+	}
+	for answer, n := range t.answers {
+		if !allowed[answer] {
+			tb.Errorf("%s: %d answered %s, want only %v", what, n, answer, codes)
+		}
+	}
+}
+
+// readyzProbes polls /readyz anonymously, as a kubelet readiness probe does, until finished.
+type readyzProbes struct {
+	stop, done chan struct{}
+	figures    probeFigures
+}
+
+type probeFigures struct {
+	total, failed int
+	firstFailure  string
+}
+
+func (f probeFigures) String() string {
+	if f.failed == 0 {
+		return fmt.Sprintf("%d, 0 failed", f.total)
+	}
+	return fmt.Sprintf("%d, %d failed (first: %s)", f.total, f.failed, f.firstFailure)
+}
+
+func startReadyzProbes(s *apiserver, every time.Duration) *readyzProbes {
+	p := &readyzProbes{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			ok, why := s.ready(context.Background())
+			p.figures.total++
+			if !ok {
+				p.figures.failed++
+				if p.figures.firstFailure == "" {
+					p.figures.firstFailure = why
+				}
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(every):
+			}
+		}
+	}()
+	return p
+}
+
+func (p *readyzProbes) finish() probeFigures {
+	close(p.stop)
+	<-p.done
+	return p.figures
+}
