@@ -17,10 +17,19 @@ limitations under the License.
 package e2e
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
+	"math/big"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Anonymous requests never reach an object: our apiserver answers 401 to every verb and
@@ -186,8 +195,49 @@ func TestFrontProxyHeadersNeedTheFrontProxyCA(t *testing.T) {
 	if code != http.StatusForbidden || !strings.Contains(body, "system:nginx-operator-apiserver") {
 		t.Errorf("headers from a non-front-proxy client: %d %s, want 403 for the certificate's own user", code, body)
 	}
+	// Signed by the front-proxy CA, but not for a name --requestheader-allowed-names lists:
+	// headers ignored, and the certificate is no client certificate of the cluster CA either.
+	if code, body, _ := do(t, clientSignedByFrontProxyCA(t, "not-the-front-proxy"), http.MethodGet, operatorURL(collection), asAdmin, ""); code != http.StatusUnauthorized {
+		t.Errorf("headers from a front-proxy-CA certificate with a name that is not allowed: %d %s, want 401", code, body)
+	}
 	// The real front proxy's certificate makes the same headers count.
 	if code, body, _ := do(t, httpClient(t, "front-proxy-client"), http.MethodGet, operatorURL(collection), asAdmin, ""); code != http.StatusOK {
 		t.Errorf("headers from the front proxy: %d %s, want 200", code, body)
 	}
+}
+
+// clientSignedByFrontProxyCA returns a client presenting a fresh client certificate for
+// commonName, signed by the local front-proxy CA.
+func clientSignedByFrontProxyCA(t *testing.T, commonName string) *http.Client {
+	t.Helper()
+	caPEM, err := os.ReadFile(pkiFile("front-proxy-ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caKeyPEM, err := os.ReadFile(pkiFile("front-proxy-ca.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := tls.X509KeyPair(caPEM, caKeyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, err := x509.ParseCertificate(ca.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: commonName},
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, ca.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := httpClient(t, "")
+	c.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}
+	return c
 }
