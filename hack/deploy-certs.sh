@@ -11,8 +11,10 @@
 # Run after `kubectl apply -k artifacts/deploy`; uses the cluster of $KUBECONFIG.
 # Re-running renews the certificates; the apiserver and etcd read renewed ones without a restart.
 #
-# Usage: hack/deploy-certs.sh [--print-only]
+# Usage: hack/deploy-certs.sh [--print-only] [--etcd-only]
 #   --print-only or DRY_RUN=1  only write the files and print the base64 caBundle
+#   --etcd-only                only etcd's CA, certificates and Secrets (before an OLM install,
+#                              where OLM makes the serving certificate and the APIServices)
 #   OUT_DIR=dir                keep the files there (default: a temp dir, removed unless printing only);
 #                              an existing ca.crt/ca.key (etcd-ca.crt/etcd-ca.key) there is reused,
 #                              so the caBundle (the CA etcd and the apiserver trust) stays valid
@@ -35,10 +37,12 @@ CA_DAYS=${CA_DAYS:-3650}
 CERT_DAYS=${CERT_DAYS:-365}
 
 dry_run=${DRY_RUN:-0}
+etcd_only=0
 for arg in "$@"; do
   case $arg in
     --print-only | --dry-run) dry_run=1 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --etcd-only) etcd_only=1 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -114,12 +118,14 @@ tls_secret() {
     "$KUBECTL" apply -f -
 }
 
-if [[ -s $dir/ca.crt && -s $dir/ca.key ]]; then
-  echo "Reusing the CA in $dir" >&2
-else
-  new_ca ca "$SERVICE-ca"
+if [[ $etcd_only == 0 ]]; then
+  if [[ -s $dir/ca.crt && -s $dir/ca.key ]]; then
+    echo "Reusing the CA in $dir" >&2
+  else
+    new_ca ca "$SERVICE-ca"
+  fi
+  issue tls ca "$dns1" "$dir/tls.ext"
 fi
-issue tls ca "$dns1" "$dir/tls.ext"
 
 # etcd: one CA for its serving, peer and client certificates. etcd and the apiserver load
 # the CA once, so it must outlive renewals: reuse the one in OUT_DIR, else the one in the
@@ -161,23 +167,26 @@ issue etcd-server etcd-ca "$ETCD_SERVICE-server" "$dir/etcd-server.ext"
 issue etcd-peer etcd-ca "$ETCD_SERVICE-peer" "$dir/etcd-peer.ext"
 issue etcd-client etcd-ca "$SERVICE" "$dir/etcd-client.ext"
 
-# -A: one line, the form a caBundle takes.
-ca_bundle=$(openssl base64 -A -in "$dir/ca.crt")
-
 if [[ $dry_run == 1 ]]; then
-  echo "Files in $dir: ca tls etcd-ca etcd-server etcd-peer etcd-client (.crt and .key each)" >&2
-  echo "caBundle:" >&2
-  echo "$ca_bundle"
+  echo "Files in $dir: etcd-ca etcd-server etcd-peer etcd-client, and unless --etcd-only ca tls (.crt and .key each)" >&2
+  if [[ $etcd_only == 0 ]]; then
+    echo "caBundle:" >&2
+    # -A: one line, the form a caBundle takes.
+    openssl base64 -A -in "$dir/ca.crt"
+    echo
+  fi
   exit 0
 fi
 
-# ca.crt, as cert-manager writes it, is what clients such as Prometheus verify the apiserver with.
-tls_secret "$SECRET" tls ca
 tls_secret "$ETCD_CA_SECRET" etcd-ca etcd-ca
 tls_secret "$ETCD_SERVER_SECRET" etcd-server etcd-ca
 tls_secret "$ETCD_PEER_SECRET" etcd-peer etcd-ca
 tls_secret "$ETCD_CLIENT_SECRET" etcd-client etcd-ca
+[[ $etcd_only == 0 ]] || exit 0
 
+# ca.crt, as cert-manager writes it, is what clients such as Prometheus verify the apiserver with.
+tls_secret "$SECRET" tls ca
+ca_bundle=$(openssl base64 -A -in "$dir/ca.crt")
 for apiservice in "${APISERVICES[@]}"; do
   "$KUBECTL" patch apiservice "$apiservice" --type merge \
     -p "{\"spec\":{\"caBundle\":\"$ca_bundle\"}}"
