@@ -41,18 +41,83 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
-	typedv1alpha1 "github.com/example/nginx-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha1"
-	typedv1alpha2 "github.com/example/nginx-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha2"
 	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestStorageVersionMigration writes NginxOperators into etcd the way an earlier release
-// stored them (v1alpha1, JSON), then has Kubernetes' own storage version migrator
+// stored them (v1alpha1, JSON), then has them rewritten at the current storage version
+// (v1alpha2, protobuf) through kube-apiserver and the aggregator, the two ways
+// docs/storage-migration.md describes: Kubernetes' own storage version migrator
 // (kube-controller-manager's storage-version-migrator-controller, enabled by
-// hack/local-up.sh) rewrite them through kube-apiserver and the aggregator. Every object
-// must end at the current storage version (v1alpha2, protobuf) with the content users
-// see unchanged; docs/storage-migration.md is the procedure this follows.
+// hack/local-up.sh), and the fallback without it, kubectl get | kubectl replace. Every
+// object must end at the storage version with the content users see unchanged.
 func TestStorageVersionMigration(t *testing.T) {
+	env := newMigrationEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	t.Run("StorageVersionMigration", func(t *testing.T) {
+		batch := env.seed(ctx, t, "storage-migration")
+		// As a user would: one StorageVersionMigration through kube-apiserver.
+		svm := &svmv1beta1.StorageVersionMigration{ObjectMeta: metav1.ObjectMeta{Name: "nginxoperators-to-storage-version"},
+			Spec: svmv1beta1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: "operator.example.com", Resource: "nginxoperators"}}}
+		migrations := env.kube.StoragemigrationV1beta1().StorageVersionMigrations()
+		started := time.Now()
+		if _, err := migrations.Create(ctx, svm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// The steps as first seen: kube-controller-manager marks the migration Running,
+		// records the resourceVersion to migrate up to, then patches every object.
+		var finished *svmv1beta1.StorageVersionMigration
+		var running, checkpointed time.Duration
+		waitFor(t, 5*time.Minute, "the StorageVersionMigration to succeed or fail", func() bool {
+			got, err := migrations.Get(ctx, svm.Name, metav1.GetOptions{})
+			if err != nil {
+				return false
+			}
+			if running == 0 && meta.IsStatusConditionTrue(got.Status.Conditions, string(svmv1beta1.MigrationRunning)) {
+				running = time.Since(started)
+			}
+			if checkpointed == 0 && got.Status.ResourceVersion != "" {
+				checkpointed = time.Since(started)
+			}
+			if meta.IsStatusConditionTrue(got.Status.Conditions, string(svmv1beta1.MigrationSucceeded)) ||
+				meta.IsStatusConditionTrue(got.Status.Conditions, string(svmv1beta1.MigrationFailed)) {
+				finished = got
+			}
+			return finished != nil
+		})
+		took := time.Since(started)
+		if failed := meta.FindStatusCondition(finished.Status.Conditions, string(svmv1beta1.MigrationFailed)); failed != nil {
+			t.Fatalf("the migration failed after %s: %s", framework.Describe(took), failed.Message)
+		}
+		migrated, encodingsAfter := env.checkRewritten(ctx, t, batch)
+		t.Logf("storage version migration of %d seeded NginxOperators through kube-controller-manager's storage-version-migrator-controller: %d rewritten in %s from the StorageVersionMigration's creation to Succeeded (Running after %s, resourceVersion checkpoint %s recorded after %s); the object already at the storage version not rewritten; stored before: %s; after: %s",
+			len(batch.before), migrated, framework.Describe(took), framework.Describe(running), finished.Status.ResourceVersion, framework.Describe(checkpointed), batch.encodingsBefore, encodingsAfter)
+	})
+
+	t.Run("KubectlReplace", func(t *testing.T) {
+		batch := env.seed(ctx, t, "storage-rewrite")
+		started := time.Now()
+		list := env.kubectl.Must(t, "", "get", "nginxoperators.v1alpha2.operator.example.com", "-n", batch.namespace, "-o", "json")
+		env.kubectl.Must(t, list, "replace", "-f", "-")
+		took := time.Since(started)
+		migrated, encodingsAfter := env.checkRewritten(ctx, t, batch)
+		t.Logf("kubectl get -o json | kubectl replace -f - of %d seeded NginxOperators: %d rewritten in %s; the object already at the storage version not rewritten; stored before: %s; after: %s",
+			len(batch.before), migrated, framework.Describe(took), batch.encodingsBefore, encodingsAfter)
+	})
+}
+
+// migrationEnv is the test's own stack with its clients and a client of our
+// apiserver's embedded etcd.
+type migrationEnv struct {
+	kube    kubernetes.Interface
+	ops     clientset.Interface
+	kubectl framework.Kubectl
+	etcd    *clientv3.Client
+}
+
+func newMigrationEnv(t *testing.T) *migrationEnv {
 	s := migrationStack(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig())
 	if err != nil {
@@ -69,57 +134,64 @@ func TestStorageVersionMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	return &migrationEnv{kube: kube, ops: ops, kubectl: framework.Kubectl{Kubeconfig: s.Kubeconfig()},
+		etcd: embeddedEtcd(t, filepath.Join(s.LocalDir, "logs", "nginx-operator-apiserver.log"))}
+}
 
-	const namespace, seeded = "storage-migration", 40
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
+// legacyBatch is one namespace of seeded objects, plus one object written through the
+// API today, as the API served them and as etcd held them before the rewrite.
+type legacyBatch struct {
+	namespace, keyPrefix, current string
+	seen                          map[string]seenObject
+	before                        map[string][]byte
+	encodingsBefore               string
+}
+
+const seededPerBatch = 40
+
+// seed writes seededPerBatch legacy objects into etcd behind the apiserver's back (its
+// watch cache learns of them through its etcd watch, like of any other write) and checks
+// they read back through both versions with the content they were stored with.
+func (e *migrationEnv) seed(ctx context.Context, t *testing.T, namespace string) *legacyBatch {
+	t.Helper()
+	if _, err := e.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// One object written through the API today: it gives the apiserver's key layout and
-	// shows what the migrator does to an object already at the storage version.
-	v2, v1 := ops.OperatorV1alpha2().NginxOperators(namespace), ops.OperatorV1alpha1().NginxOperators(namespace)
+	// The object written through the API gives the apiserver's key layout and shows what
+	// a rewrite does to an object already at the storage version.
+	v2 := e.ops.OperatorV1alpha2().NginxOperators(namespace)
 	current, err := v2.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "current"},
 		Spec: v1alpha2.NginxOperatorSpec{Image: "nginx:1.27", Replicas: ptr.To[int32](2)}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcd := embeddedEtcd(t, filepath.Join(s.LocalDir, "logs", "nginx-operator-apiserver.log"))
-	keyPrefix := nginxOperatorKeyPrefix(t, etcd, namespace, current.Name)
-
-	// Seed, behind the apiserver's back; its watch cache learns of the keys through its
-	// etcd watch like of any other write.
-	for i := range seeded {
+	b := &legacyBatch{namespace: namespace, current: current.Name, seen: map[string]seenObject{},
+		keyPrefix: nginxOperatorKeyPrefix(t, e.etcd, namespace, current.Name)}
+	for i := range seededPerBatch {
 		obj := legacyNginxOperator(namespace, i)
 		data, err := json.Marshal(obj)
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := keyPrefix + namespace + "/" + obj.Name
-		resp, err := etcd.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).Then(clientv3.OpPut(key, string(data))).Commit()
+		key := b.keyPrefix + namespace + "/" + obj.Name
+		resp, err := e.etcd.Txn(ctx).If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).Then(clientv3.OpPut(key, string(data))).Commit()
 		if err != nil || !resp.Succeeded {
 			t.Fatalf("seeding %s: %v (key existed: %v)", key, err, err == nil)
 		}
 	}
-	legacy := func(values map[string][]byte) map[string][]byte {
-		delete(values, keyPrefix+namespace+"/"+current.Name)
-		return values
-	}
-	before := legacy(storedNginxOperators(t, etcd, keyPrefix, namespace))
-	encodingsBefore := encodingCounts(t, before)
-	if want := fmt.Sprintf("%d json operator.example.com/v1alpha1", seeded); encodingsBefore != want {
-		t.Fatalf("seeded values: %s, want %s", encodingsBefore, want)
+	b.before = b.legacy(storedNginxOperators(t, e.etcd, b.keyPrefix, namespace))
+	b.encodingsBefore = encodingCounts(t, b.before)
+	if want := fmt.Sprintf("%d json operator.example.com/v1alpha1", seededPerBatch); b.encodingsBefore != want {
+		t.Fatalf("seeded values: %s, want %s", b.encodingsBefore, want)
 	}
 
-	// Readable through both versions, with the content they were stored with.
 	waitFor(t, time.Minute, "the seeded objects to be listed through the API", func() bool {
 		list, err := v2.List(ctx, metav1.ListOptions{})
-		return err == nil && len(list.Items) == seeded+1
+		return err == nil && len(list.Items) == seededPerBatch+1
 	})
-	seen := map[string]seenObject{}
-	for i := range seeded {
+	for i := range seededPerBatch {
 		want := legacyNginxOperator(namespace, i)
-		got := readBothVersions(ctx, t, v1, v2, want.Name)
+		got := e.read(ctx, t, namespace, want.Name)
 		if got.uid != want.UID || !apiequality.Semantic.DeepEqual(got.v1.Spec, want.Spec) ||
 			!apiequality.Semantic.DeepEqual(got.v1.Labels, want.Labels) || !apiequality.Semantic.DeepEqual(got.v1.Annotations, want.Annotations) {
 			t.Fatalf("%s through v1alpha1: uid %s, labels %v, annotations %v, spec %+v; seeded uid %s, labels %v, annotations %v, spec %+v",
@@ -128,89 +200,65 @@ func TestStorageVersionMigration(t *testing.T) {
 		if p := got.v2.Spec.Ports; len(p) != 1 || p[0].ContainerPort != *want.Spec.Port || *got.v2.Spec.Replicas != *want.Spec.Replicas {
 			t.Fatalf("%s through v1alpha2: ports %+v replicas %d, seeded port %d replicas %d", want.Name, p, *got.v2.Spec.Replicas, *want.Spec.Port, *want.Spec.Replicas)
 		}
-		seen[want.Name] = got
+		b.seen[want.Name] = got
 	}
-	seen[current.Name] = readBothVersions(ctx, t, v1, v2, current.Name)
-	if after := legacy(storedNginxOperators(t, etcd, keyPrefix, namespace)); encodingCounts(t, after) != encodingsBefore {
-		t.Fatalf("reading rewrote the stored objects: %s", encodingCounts(t, after))
+	b.seen[current.Name] = e.read(ctx, t, namespace, current.Name)
+	if got := encodingCounts(t, b.legacy(storedNginxOperators(t, e.etcd, b.keyPrefix, namespace))); got != b.encodingsBefore {
+		t.Fatalf("reading rewrote the stored objects: %s", got)
 	}
+	return b
+}
 
-	// Migrate, as a user would: one StorageVersionMigration through kube-apiserver.
-	svm := &svmv1beta1.StorageVersionMigration{ObjectMeta: metav1.ObjectMeta{Name: "nginxoperators-to-storage-version"},
-		Spec: svmv1beta1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: "operator.example.com", Resource: "nginxoperators"}}}
-	started := time.Now()
-	if _, err := kube.StoragemigrationV1beta1().StorageVersionMigrations().Create(ctx, svm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// The steps of the migration as first seen: kube-controller-manager marks it Running,
-	// records the resourceVersion to migrate up to, then patches every object.
-	var finished *svmv1beta1.StorageVersionMigration
-	var running, checkpointed time.Duration
-	waitFor(t, 5*time.Minute, "the StorageVersionMigration to succeed or fail", func() bool {
-		got, err := kube.StoragemigrationV1beta1().StorageVersionMigrations().Get(ctx, svm.Name, metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		if running == 0 && meta.IsStatusConditionTrue(got.Status.Conditions, string(svmv1beta1.MigrationRunning)) {
-			running = time.Since(started)
-		}
-		if checkpointed == 0 && got.Status.ResourceVersion != "" {
-			checkpointed = time.Since(started)
-		}
-		if meta.IsStatusConditionTrue(got.Status.Conditions, string(svmv1beta1.MigrationSucceeded)) ||
-			meta.IsStatusConditionTrue(got.Status.Conditions, string(svmv1beta1.MigrationFailed)) {
-			finished = got
-		}
-		return finished != nil
-	})
-	took := time.Since(started)
-	if failed := meta.FindStatusCondition(finished.Status.Conditions, string(svmv1beta1.MigrationFailed)); failed != nil {
-		t.Fatalf("the migration failed after %s: %s", framework.Describe(took), failed.Message)
-	}
+// legacy drops the object written through the API from a namespace's stored values.
+func (b *legacyBatch) legacy(values map[string][]byte) map[string][]byte {
+	delete(values, b.keyPrefix+b.namespace+"/"+b.current)
+	return values
+}
 
-	// Every seeded value is now at the storage version, with the same content.
-	after := storedNginxOperators(t, etcd, keyPrefix, namespace)
-	currentKey := keyPrefix + namespace + "/" + current.Name
-	currentEncoding, _ := storedEncoding(t, after[currentKey])
-	encodingsAfter := encodingCounts(t, legacy(after))
+// checkRewritten checks that every seeded value is now at the storage version with the
+// content it had, that each seeded object has a new resourceVersion and that the object
+// already at the storage version was left alone; it returns how many seeded values
+// changed and the encodings now stored.
+func (e *migrationEnv) checkRewritten(ctx context.Context, t *testing.T, b *legacyBatch) (int, string) {
+	t.Helper()
+	after := storedNginxOperators(t, e.etcd, b.keyPrefix, b.namespace)
 	migrated := 0
 	for key, value := range after {
 		encoding, obj := storedEncoding(t, value)
 		if encoding != "protobuf operator.example.com/v1alpha2" {
-			t.Errorf("%s is stored as %s after the migration", key, encoding)
+			t.Errorf("%s is stored as %s after the rewrite", key, encoding)
 			continue
 		}
-		if string(value) != string(before[key]) {
+		if _, seeded := b.before[key]; seeded && string(value) != string(b.before[key]) {
 			migrated++
 		}
-		if stored := obj.(*v1alpha2.NginxOperator); !apiequality.Semantic.DeepEqual(stored.Spec, seen[stored.Name].v2.Spec) {
-			t.Errorf("%s stored spec %+v, was %+v", stored.Name, stored.Spec, seen[stored.Name].v2.Spec)
+		if stored := obj.(*v1alpha2.NginxOperator); !apiequality.Semantic.DeepEqual(stored.Spec, b.seen[stored.Name].v2.Spec) {
+			t.Errorf("%s stored spec %+v, was %+v", stored.Name, stored.Spec, b.seen[stored.Name].v2.Spec)
 		}
 	}
-	for name, was := range seen {
-		now := readBothVersions(ctx, t, v1, v2, name)
+	for name, was := range b.seen {
+		now := e.read(ctx, t, b.namespace, name)
 		if diff := was.visibleChanges(now); diff != "" {
-			t.Errorf("%s changed through the migration: %s", name, diff)
+			t.Errorf("%s changed through the rewrite: %s", name, diff)
 		}
 		rvBefore, _ := strconv.ParseInt(was.v2.ResourceVersion, 10, 64)
 		rvAfter, _ := strconv.ParseInt(now.v2.ResourceVersion, 10, 64)
-		if name != current.Name && rvAfter <= rvBefore {
-			t.Errorf("%s: resourceVersion %d after the migration, %d before: not rewritten", name, rvAfter, rvBefore)
-		}
-		// The migrator's no-op apply changes nothing in an object already at the storage
-		// version, so the apiserver writes nothing.
-		if name == current.Name && (rvAfter != rvBefore || currentEncoding != "protobuf operator.example.com/v1alpha2") {
-			t.Errorf("the object already at the storage version: resourceVersion %d -> %d, stored as %s", rvBefore, rvAfter, currentEncoding)
+		switch {
+		case name != b.current && rvAfter <= rvBefore:
+			t.Errorf("%s: resourceVersion %d after the rewrite, %d before: not rewritten", name, rvAfter, rvBefore)
+		// A no-op write of an object already at the storage version encodes to the bytes
+		// etcd holds, so the apiserver writes nothing.
+		case name == b.current && rvAfter != rvBefore:
+			t.Errorf("%s, already at the storage version, was rewritten: resourceVersion %d -> %d", name, rvBefore, rvAfter)
 		}
 		if name == "legacy-00" || name == "legacy-01" {
-			t.Logf("%s after the migration: managedFields %s", name, managers(now.v2.ManagedFields))
+			t.Logf("%s after the rewrite: managedFields %s", name, managers(now.v2.ManagedFields))
 		}
 	}
-	t.Logf("storage version migration of %d seeded NginxOperators through kube-controller-manager's storage-version-migrator-controller: %d rewritten in %s from the StorageVersionMigration's creation to Succeeded (Running after %s, resourceVersion checkpoint %s recorded after %s); the object already at the storage version not rewritten; stored before: %s; after: %s",
-		seeded, migrated, framework.Describe(took), framework.Describe(running), finished.Status.ResourceVersion, framework.Describe(checkpointed), encodingsBefore, encodingsAfter)
-	if migrated != seeded {
-		t.Errorf("%d of %d seeded objects rewritten", migrated, seeded)
+	if migrated != len(b.before) {
+		t.Errorf("%d of %d seeded objects rewritten", migrated, len(b.before))
 	}
+	return migrated, encodingCounts(t, b.legacy(after))
 }
 
 // migrationStack starts a stack of the test's own, without our controller: the
@@ -300,13 +348,14 @@ type seenObject struct {
 	v2  *v1alpha2.NginxOperator
 }
 
-func readBothVersions(ctx context.Context, t *testing.T, v1 typedv1alpha1.NginxOperatorInterface, v2 typedv1alpha2.NginxOperatorInterface, name string) seenObject {
+// read gets an object through both versions.
+func (e *migrationEnv) read(ctx context.Context, t *testing.T, namespace, name string) seenObject {
 	t.Helper()
-	old, err := v1.Get(ctx, name, metav1.GetOptions{})
+	old, err := e.ops.OperatorV1alpha1().NginxOperators(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("%s through v1alpha1: %v", name, err)
 	}
-	cur, err := v2.Get(ctx, name, metav1.GetOptions{})
+	cur, err := e.ops.OperatorV1alpha2().NginxOperators(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("%s through v1alpha2: %v", name, err)
 	}
