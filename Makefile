@@ -29,6 +29,11 @@ tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-s
 
 test: tools ## Unit, integration and end-to-end tests, with the race detector (the CI test command)
 	$(GO) test -race -count=1 -timeout 40m ./...
+	./hack/fuzz.sh
+
+.PHONY: fuzz
+fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s), one after another; a failing input lands in testdata/fuzz/
+	./hack/fuzz.sh
 
 test-e2e: tools ## End-to-end tests only: the kwok stack, and as root the real-node deployment
 	$(GO) test -race -count=1 -timeout 30m -v ./test/e2e/... ./test/deploy/...
