@@ -78,6 +78,19 @@ spec:
 		t.Errorf("with the Deployment available, OperatorDegraded = %q; the Service is still missing", got)
 	}
 
+	// Both sides count the attempts: kube-apiserver's 422 answers for Services and the
+	// controller's failed Service writes.
+	const window = 30 * time.Second
+	refusedBefore := kubeAPIServerMetric(t, "apiserver_request_total", `resource="services"`, `code="422"`)
+	failedBefore := controllerMetric(t, `nginx_operator_write_errors_total{kind="Service"}`)
+	time.Sleep(window)
+	refused := kubeAPIServerMetric(t, "apiserver_request_total", `resource="services"`, `code="422"`) - refusedBefore
+	failed := controllerMetric(t, `nginx_operator_write_errors_total{kind="Service"}`) - failedBefore
+	t.Logf("nodePort taken, over %s: %v Service writes refused by kube-apiserver (422), %v failed Service writes counted by the controller", window, refused, failed)
+	if refused > 20 || failed > 20 {
+		t.Errorf("want a few retries in %s, got %v refusals and %v failed writes", window, refused, failed)
+	}
+
 	// Freeing the port is no event the controller watches: the backed-off retry finds it.
 	mustKubectl(t, "", "delete", "service", "port-holder")
 	took = waitForOutput(t, 3*time.Minute, "False OperatorSucceeded", "get", "ngx", "port-wanted", "-o", degradedPath)
@@ -168,6 +181,60 @@ func TestControllerReportsARefusedDeploymentAndBacksOff(t *testing.T) {
 		t.Errorf("deployment image = %q", got)
 	}
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/refused")
+}
+
+// TestControllerReportsExceededQuotaAndBacksOff: a ResourceQuota allows no Deployment in
+// the namespace; the controller reports the quota's message, retries with backoff, and
+// recovers once the quota is gone.
+func TestControllerReportsExceededQuotaAndBacksOff(t *testing.T) {
+	const ns = "e2e-quota"
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--ignore-not-found", "--wait=false") })
+	mustKubectl(t, "", "create", "namespace", ns)
+	mustKubectl(t, "", "create", "quota", "no-deployments", "-n", ns, "--hard=count/deployments.apps=0")
+	// Admission judges against the quota's status, which kube-controller-manager fills in.
+	waitForOutput(t, time.Minute, "0", "get", "quota", "no-deployments", "-n", ns, "-o", "jsonpath={.status.hard.count/deployments\\.apps}")
+
+	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: over-quota, namespace: "+ns+"}\n", "apply", "-f", "-")
+	took := waitForOutput(t, 90*time.Second, "True OperandDeploymentFailed", "get", "ngx", "over-quota", "-n", ns, "-o", degradedPath)
+	t.Logf("OperatorDegraded=True OperandDeploymentFailed %s after create", took.Round(100*time.Millisecond))
+	msg := get(t, "get", "ngx", "over-quota", "-n", ns, "-o", `jsonpath={.status.conditions[?(@.type=="OperatorDegraded")].message}`)
+	t.Logf("OperatorDegraded message: %s", msg)
+	if !strings.Contains(msg, "exceeded quota: no-deployments") {
+		t.Errorf("OperatorDegraded message %q does not carry the quota's", msg)
+	}
+
+	// Both sides count the attempts: the quota admission's rejections and the
+	// controller's failed Deployment writes.
+	const window = time.Minute
+	quotaRejected := func() float64 {
+		return kubeAPIServerMetric(t, "apiserver_admission_controller_admission_duration_seconds_count", `name="ResourceQuota"`, `rejected="true"`)
+	}
+	rejectedBefore := quotaRejected()
+	failedBefore := controllerMetric(t, `nginx_operator_write_errors_total{kind="Deployment"}`)
+	time.Sleep(window)
+	rejected := quotaRejected() - rejectedBefore
+	failed := controllerMetric(t, `nginx_operator_write_errors_total{kind="Deployment"}`) - failedBefore
+	t.Logf("quota exceeded, over %s: %v Deployment writes rejected by the quota admission, %v failed Deployment writes counted by the controller", window, rejected, failed)
+	// Doubling from 5ms reaches the one-minute cap within the first minute: a handful of
+	// attempts per minute, where a hot loop would make hundreds.
+	if rejected > 20 || failed > 20 {
+		t.Errorf("want a few retries in %s, got %v rejections and %v failed writes", window, rejected, failed)
+	}
+	if rejected == 0 {
+		waitFor(t, 2*time.Minute, "another retry of the Deployment over quota", func() bool { return quotaRejected() > rejectedBefore })
+	}
+
+	mustKubectl(t, "", "delete", "quota", "no-deployments", "-n", ns)
+	took = waitForOutput(t, 3*time.Minute, "False OperatorSucceeded", "get", "ngx", "over-quota", "-n", ns, "-o", degradedPath)
+	t.Logf("recovered %s after the quota was removed", took.Round(100*time.Millisecond))
+	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "-n", ns, "ngx/over-quota")
+}
+
+// kubeAPIServerMetric sums the samples of a kube-apiserver metric whose labels contain
+// every match.
+func kubeAPIServerMetric(t *testing.T, metric string, matches ...string) float64 {
+	t.Helper()
+	return prometheusSample(t, mustKubectl(t, "", "get", "--raw", "/metrics"), metric, matches...)
 }
 
 // policyDenials reads kube-apiserver's count of requests the test policy denied.
