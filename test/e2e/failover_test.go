@@ -44,6 +44,10 @@ func TestControllerLeaderFailover(t *testing.T) {
 	if firstLeader == "" {
 		t.Fatal("no leader election Lease")
 	}
+	// The default lease settings are what this test measures the failover with.
+	if d := get(t, "get", "lease", "-n", "nginx-operator-system", "nginx-operator-controller", "-o", "jsonpath={.spec.leaseDurationSeconds}"); d != "15" {
+		t.Fatalf("Lease duration %qs; the failover is measured with the default 15s", d)
+	}
 	// Something for nginx_operator_instances to count.
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "before-failover", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: before-failover, namespace: default}\n", "apply", "-f", "-")
@@ -83,14 +87,31 @@ func TestControllerLeaderFailover(t *testing.T) {
 	}
 	ports["CONTROLLER_METRICS_PORT"], ports["CONTROLLER_PROBE_PORT"] = metricsPort, probePort
 
+	// A change made right after the kill waits for the new leader: the time to its
+	// reconcile is what users see of a failover.
+	mustKubectl(t, "", "patch", "ngx", "before-failover", "--type", "merge", "-p", `{"spec":{"replicas":2}}`)
+	generation := get(t, "get", "ngx", "before-failover", "-o", "jsonpath={.metadata.generation}")
+
 	// The standby counts the 15s lease from the last renewal it observed (renewals come
 	// every 2s) and retries every 2s: the takeover should land 15-19s after the kill. The
-	// time is logged, not judged; the timeout only bounds a takeover that never comes.
-	waitFor(t, 2*time.Minute, "the standby to take over once the 15s lease expires", func() bool {
-		h := leaseHolder()
-		return h != "" && h != firstLeader
+	// times are logged, not judged; the timeouts only bound a takeover that never comes.
+	var tookOver, reconciled time.Duration
+	waitFor(t, 2*time.Minute, "the standby to take over and reconcile the change made after the kill", func() bool {
+		if h := leaseHolder(); tookOver == 0 && h != "" && h != firstLeader {
+			tookOver = time.Since(killed)
+		}
+		// observedGeneration is written after the Deployment was applied with 2 replicas.
+		if reconciled == 0 && get(t, "get", "ngx", "before-failover", "-o", "jsonpath={.status.observedGeneration}") == generation &&
+			get(t, "get", "deployment", "before-failover", "-o", "jsonpath={.spec.replicas}") == "2" {
+			reconciled = time.Since(killed)
+		}
+		return tookOver > 0 && reconciled > 0
 	})
-	t.Logf("new leader %s %s after the old one was killed", leaseHolder(), time.Since(killed).Round(100*time.Millisecond))
+	t.Logf("leader killed (default lease settings: 15s lease, 10s renew deadline, 2s retry): the standby %s took the Lease %s after the kill and reconciled a change made after the kill %s after it",
+		leaseHolder(), tookOver.Round(100*time.Millisecond), reconciled.Round(100*time.Millisecond))
+	if reconciled < tookOver {
+		t.Errorf("the change was reconciled %s after the kill, before any replica held the Lease (%s)", reconciled, tookOver)
+	}
 
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "after-failover", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: after-failover, namespace: default}\n", "apply", "-f", "-")
