@@ -18,11 +18,9 @@ package v1alpha1
 
 import (
 	"encoding/json"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/conversion"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -71,19 +69,29 @@ func Convert_operator_NginxOperator_To_v1alpha1_NginxOperator(in *operator.Nginx
 		}
 		p.Status.Conditions = nil
 	}
-	if p.Spec == nil && p.Status == nil {
+	// An internal object holds the annotation only when a write brought one that
+	// validation will refuse; v1alpha1 readers see the server's own value or none.
+	_, held := in.Annotations[PreservedFieldsAnnotation]
+	if p.Spec == nil && p.Status == nil && !held {
 		return nil
-	}
-	data, err := json.Marshal(&p)
-	if err != nil {
-		return err
 	}
 	// The annotation map is shared with the input after the shallow meta copy.
 	annotations := make(map[string]string, len(in.Annotations)+1)
 	for k, v := range in.Annotations {
-		annotations[k] = v
+		if k != PreservedFieldsAnnotation {
+			annotations[k] = v
+		}
 	}
-	annotations[PreservedFieldsAnnotation] = string(data)
+	if p.Spec != nil || p.Status != nil {
+		data, err := json.Marshal(&p)
+		if err != nil {
+			return err
+		}
+		annotations[PreservedFieldsAnnotation] = string(data)
+	}
+	if len(annotations) == 0 {
+		annotations = nil
+	}
 	out.Annotations = annotations
 	return nil
 }
@@ -100,8 +108,10 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 	}
 	var p preservedFields
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		// An API error, not a plain one, so every verb (patch and apply included) answers 400.
-		return apierrors.NewBadRequest(fmt.Sprintf("metadata.annotations[%s]: invalid value: %v", PreservedFieldsAnnotation, err))
+		// Not a conversion error: server-side apply turns any conversion error into a 500.
+		// The annotation stays on the object, and validation refuses it with a 422 that
+		// names it, whatever the verb.
+		return nil
 	}
 	if p.Spec != nil {
 		var spec operator.NginxOperatorSpec

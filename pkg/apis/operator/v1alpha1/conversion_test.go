@@ -21,7 +21,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -161,13 +160,27 @@ func TestReadModifyWriteThroughV1alpha1KeepsV1alpha2Fields(t *testing.T) {
 	}
 }
 
-func TestCorruptPreservedAnnotationIsAnError(t *testing.T) {
+// TestCorruptPreservedAnnotationIsLeftToValidation: conversion keeps an annotation it
+// cannot parse (validation refuses it with 422; a conversion error would be a 500 under
+// server-side apply), and never shows it to v1alpha1 readers.
+func TestCorruptPreservedAnnotationIsLeftToValidation(t *testing.T) {
 	scheme := newScheme()
 	in := &v1alpha1.NginxOperator{ObjectMeta: metav1.ObjectMeta{
-		Name: "web", Annotations: map[string]string{v1alpha1.PreservedFieldsAnnotation: "{not json"},
+		Name: "web", Annotations: map[string]string{v1alpha1.PreservedFieldsAnnotation: "{not json", "keep": "me"},
 	}}
-	if err := scheme.Convert(in, &operator.NginxOperator{}, nil); !apierrors.IsBadRequest(err) {
-		t.Fatalf("err = %v, want a 400 BadRequest for a corrupt annotation", err)
+	internal := &operator.NginxOperator{}
+	if err := scheme.Convert(in, internal, nil); err != nil {
+		t.Fatalf("conversion failed: %v", err)
+	}
+	if got := internal.Annotations[v1alpha1.PreservedFieldsAnnotation]; got != "{not json" {
+		t.Fatalf("annotation %q, want the corrupt value kept for validation to refuse", got)
+	}
+	back := &v1alpha1.NginxOperator{}
+	if err := scheme.Convert(internal, back, nil); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"keep": "me"}, back.Annotations); diff != "" {
+		t.Errorf("annotations read through v1alpha1 (-want +got):\n%s", diff)
 	}
 }
 

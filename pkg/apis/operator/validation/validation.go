@@ -52,7 +52,7 @@ func validateContent(obj *operator.NginxOperator) field.ErrorList {
 	var allErrs field.ErrorList
 	if _, found := obj.Annotations[PreservedFieldsAnnotation]; found {
 		allErrs = append(allErrs, field.Forbidden(field.NewPath("metadata", "annotations").Key(PreservedFieldsAnnotation),
-			"reserved for the v1alpha1 representation; set the fields in v1alpha2 instead"))
+			"reserved for the v1alpha1 representation: through v1alpha1 send back the value the server wrote, unchanged; through v1alpha2 set the fields instead"))
 	}
 	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, field.NewPath("spec"))...)
 }
