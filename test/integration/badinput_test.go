@@ -189,8 +189,12 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 			wantCode: http.StatusBadRequest, wantMessage: "yaml", absent: n("malformed-yaml")},
 		{name: "YAML alias bomb", method: http.MethodPost, contentType: yamlType, body: yamlAliasBomb(apiVersion, n("alias-bomb")),
 			wantCode: http.StatusBadRequest, wantMessage: "excessive aliasing", absent: n("alias-bomb")},
-		{name: "JSON nested 100000 deep", method: http.MethodPost, contentType: jsonType, body: deeplyNested(apiVersion, n("deep"), 100000),
+		{name: "JSON nested 10000 deep", method: http.MethodPost, contentType: jsonType, body: deeplyNested(apiVersion, n("deep"), 10000),
 			wantCode: http.StatusBadRequest, wantMessage: "max depth", absent: n("deep")},
+		{name: "JSON nested 100000 deep", method: http.MethodPost, contentType: jsonType, body: deeplyNested(apiVersion, n("deeper"), 100000),
+			wantCode: http.StatusBadRequest, wantMessage: "max depth", absent: n("deeper")},
+		{name: "malformed protobuf", method: http.MethodPost, contentType: "application/vnd.kubernetes.protobuf",
+			body: []byte("k8s\x00\x0a\xff\xff\xff"), wantCode: http.StatusBadRequest, wantMessage: "the object provided is unrecognized"},
 		{name: "body over the size limit", method: http.MethodPost, contentType: jsonType, body: oversized(apiVersion, n("too-large")),
 			wantCode: http.StatusRequestEntityTooLarge, wantMessage: "limit is 3145728", absent: n("too-large")},
 		{name: "wrong kind", method: http.MethodPost, contentType: jsonType,
@@ -262,6 +266,35 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 			body: []byte(`<spec/>`), wantCode: http.StatusUnsupportedMediaType, wantMessage: "Unsupported Media Type", unchanged: target},
 		{name: "unsupported body type", method: http.MethodPost, contentType: "text/plain",
 			body: obj(n("text-plain")), wantCode: http.StatusUnsupportedMediaType, wantMessage: "accepted media types include: application/json", absent: n("text-plain")},
+	}
+	if v.version == v1alpha1.SchemeGroupVersion.Version {
+		// What v1alpha1 cannot express travels in an annotation that conversion parses;
+		// one it cannot parse is refused by validation, whatever the verb.
+		annotation := "metadata.annotations[" + v1alpha1.PreservedFieldsAnnotation + "]"
+		corrupt := fmt.Sprintf(`{"apiVersion":%q,"kind":"NginxOperator","metadata":{"name":%%q,"annotations":{%q:"{not json"}}}`, apiVersion, v1alpha1.PreservedFieldsAnnotation)
+		preserved := func(spec string) string {
+			data, _ := json.Marshal(map[string]string{v1alpha1.PreservedFieldsAnnotation: `{"spec":` + spec + `}`})
+			return string(data)
+		}
+		cases = append(cases,
+			badInputCase{name: "corrupt preserved-fields annotation", method: http.MethodPost, contentType: jsonType,
+				body:     []byte(fmt.Sprintf(corrupt, n("corrupt"))),
+				wantCode: http.StatusUnprocessableEntity, wantField: annotation, absent: n("corrupt")},
+			badInputCase{name: "update to a corrupt preserved-fields annotation", method: http.MethodPut, path: object, contentType: jsonType,
+				body:     withAnnotation(current, v1alpha1.PreservedFieldsAnnotation, "{not json"),
+				wantCode: http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
+			badInputCase{name: "merge patch to a corrupt preserved-fields annotation", method: http.MethodPatch, path: object,
+				contentType: "application/merge-patch+json",
+				body:        []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"{not json"}}}`, v1alpha1.PreservedFieldsAnnotation)),
+				wantCode:    http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
+			// Server-side apply answered 500 here while conversion returned an error.
+			badInputCase{name: "apply patch with a corrupt preserved-fields annotation", method: http.MethodPatch, path: object, query: "?fieldManager=badinput&force=true",
+				contentType: "application/apply-patch+yaml", body: []byte(fmt.Sprintf(corrupt, target)),
+				wantCode: http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
+			badInputCase{name: "10000 ports in the preserved-fields annotation", method: http.MethodPost, contentType: jsonType,
+				body:     []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"NginxOperator","metadata":{"name":%q,"annotations":%s}}`, apiVersion, n("many-ports"), preserved(manyPorts(10000)))),
+				wantCode: http.StatusUnprocessableEntity, wantField: "spec.ports", absent: n("many-ports")},
+		)
 	}
 	if v.version == v1alpha2.SchemeGroupVersion.Version {
 		cases = append(cases,
@@ -412,6 +445,22 @@ func staleUpdate(current *unstructured.Unstructured, stale string) []byte {
 	u := current.DeepCopy()
 	u.SetResourceVersion(stale)
 	u.SetLabels(map[string]string{"lost": "update"})
+	data, err := u.MarshalJSON()
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// withAnnotation is the current object with one more annotation.
+func withAnnotation(current *unstructured.Unstructured, key, value string) []byte {
+	u := current.DeepCopy()
+	annotations := u.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[key] = value
+	u.SetAnnotations(annotations)
 	data, err := u.MarshalJSON()
 	if err != nil {
 		panic(err)
