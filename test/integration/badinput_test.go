@@ -46,7 +46,7 @@ type badInputCase struct {
 	contentType string
 	body        []byte
 	wantCode    int
-	// wantMessage must appear in the Status message (or, for a success, the Warning header).
+	// wantMessage must appear in the Status message.
 	wantMessage string
 	// wantField must be the field of one of the Status causes (422).
 	wantField string
@@ -58,10 +58,10 @@ type badInputCase struct {
 	warning, noWarning string
 }
 
-// badInputVersion is what a served version needs for the table: its objects as JSON.
+// badInputVersion is what a served version needs for the table.
 type badInputVersion struct {
 	version string
-	// spec is a valid spec; invalidReplicas a spec with a negative replica count.
+	// spec is a valid spec in the version, as JSON, with "replicas":1.
 	spec string
 }
 
@@ -104,7 +104,10 @@ func TestBadInput(t *testing.T) {
 					if tc.stores != "" {
 						wantStored = append(wantStored, tc.stores)
 					}
-					before := v.read(t, c, collection, target)
+					var before *unstructured.Unstructured
+					if tc.unchanged != "" {
+						before = v.read(t, c, collection, tc.unchanged)
+					}
 					started := time.Now()
 					code, header, body := send(t, c, tc.method, collection+tc.path+tc.query, tc.contentType, tc.body)
 					took := time.Since(started)
