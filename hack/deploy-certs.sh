@@ -148,7 +148,9 @@ etcd_names+=", DNS:$ETCD_STATEFULSET-0.$etcd_domain.cluster.local, DNS:*.$etcd_d
 etcd_names+=", DNS:localhost, IP:127.0.0.1"
 for kind in server peer client; do
   case $kind in
-    server) usage=serverAuth names=$etcd_names ;;
+    # etcd's HTTP gateway (/v3/* over HTTP/JSON) dials etcd's own gRPC server with the
+    # serving certificate, as a client (as kubeadm's etcd server certificate allows).
+    server) usage="serverAuth, clientAuth" names=$etcd_names ;;
     # A member dials its peers with the certificate it serves them with.
     peer) usage="serverAuth, clientAuth" names=$etcd_names ;;
     client) usage=clientAuth names="DNS:$SERVICE" ;;
