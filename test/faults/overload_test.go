@@ -62,6 +62,9 @@ func TestOverload(t *testing.T) {
 		t.Fatal(err)
 	}
 	stranger := s.unprivilegedClient("overload-stranger")
+	// A LIST of 2000 objects among many on a loaded machine can take longer than the
+	// kubeconfig's 30s; a client timeout is not what this test is about.
+	admin.Timeout, stranger.Timeout = 3*time.Minute, 3*time.Minute
 
 	memory := sampleMemory(s.pid(), 50*time.Millisecond)
 	probes := startReadyzProbes(s, 100*time.Millisecond)
