@@ -47,7 +47,7 @@ func TestOverload(t *testing.T) {
 		adminListers   = 16 // each LISTs 2000 objects adminListEach times
 		adminListEach  = 8
 		strangers      = 200 // each LISTs until the admin is done
-		strangerPause  = 20 * time.Millisecond
+		strangerPause  = 50 * time.Millisecond
 		watchers       = 50
 		memoryBoundKiB = 2 << 20 // 2 GiB
 	)
