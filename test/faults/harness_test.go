@@ -88,6 +88,7 @@ func startAPIServer(t testing.TB, dataDir string, extraArgs ...string) *apiserve
 	t.Helper()
 	s := &apiserver{t: t, dataDir: dataDir, args: extraArgs}
 	t.Cleanup(s.stop)
+	t.Cleanup(s.logTailOnFailure)
 	s.start()
 	return s
 }
@@ -242,6 +243,16 @@ func (s *apiserver) stop() {
 		_ = s.cmd.Process.Kill()
 		<-s.exited
 	}
+}
+
+// logTailOnFailure prints the end of the server's log when the test failed: the data
+// directory, and the log with it, is removed afterwards.
+func (s *apiserver) logTailOnFailure() {
+	if !s.t.Failed() || s.logFile == "" {
+		return
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(s.logFile)), "\n")
+	s.t.Logf("end of %s:\n%s", s.logFile, strings.Join(lines[max(0, len(lines)-40):], "\n"))
 }
 
 func (s *apiserver) url(path string) string {
