@@ -34,6 +34,9 @@ func TestDeployOnRealNode(t *testing.T) {
 		run  func(t *testing.T)
 	}{
 		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
+		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
+		{"the etcd NetworkPolicy admits only the apiserver pods and etcd's peers", etcdNetworkPolicyAdmitsOnlyTheAPIServer},
+		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
 		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
 		{"the PodDisruptionBudget keeps one apiserver", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
