@@ -48,8 +48,10 @@ deprecated and converted on the fly. A controller reconciles every NginxOperator
 
 Install it into the namespace %[1]s, where the apiserver finds its etcd by DNS name,
 after creating that namespace and applying etcd there: etcd is a StatefulSet with a
-persistent volume, which OLM cannot install. OLM creates the apiserver's Service, its
-serving certificate and the APIServices itself.`
+persistent volume, which OLM cannot install. etcd accepts only TLS clients with a
+certificate of its own CA, so its Secrets, the apiserver's etcd client certificate among
+them, come first too (hack/deploy-certs.sh --etcd-only, or cert-manager). OLM creates the
+apiserver's Service, its serving certificate and the APIServices itself.`
 
 // csvInputs is everything the CSV is made from besides the base.
 type csvInputs struct {
