@@ -63,11 +63,17 @@ type badInputVersion struct {
 	version string
 	// spec is a valid spec in the version, as JSON, with "replicas":1.
 	spec string
+	// invalidStatus is a status the version can express that validation refuses at
+	// invalidStatusField (v1alpha1's status holds only conditions).
+	invalidStatus, invalidStatusField string
 }
 
 var badInputVersions = []badInputVersion{
-	{version: v1alpha2.SchemeGroupVersion.Version, spec: `{"image":"nginx:1.27","replicas":1}`},
-	{version: v1alpha1.SchemeGroupVersion.Version, spec: `{"port":8080,"replicas":1}`},
+	{version: v1alpha2.SchemeGroupVersion.Version, spec: `{"image":"nginx:1.27","replicas":1}`,
+		invalidStatus: `{"replicas":1,"readyReplicas":2}`, invalidStatusField: "status.readyReplicas"},
+	{version: v1alpha1.SchemeGroupVersion.Version, spec: `{"port":8080,"replicas":1}`,
+		invalidStatus:      `{"conditions":[{"type":"Available","status":"Maybe","reason":"Guessing","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}`,
+		invalidStatusField: "status.conditions[0].status"},
 }
 
 // The apiserver's request body limit (genericapiserver.Config.MaxRequestBodyBytes, 3 MiB
@@ -270,6 +276,29 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 		{name: "unsupported body type", method: http.MethodPost, contentType: "text/plain",
 			body: obj(n("text-plain")), wantCode: http.StatusUnsupportedMediaType, wantMessage: "accepted media types include: application/json", absent: n("text-plain")},
 	}
+	// The status and scale subresources decode and validate bodies of their own.
+	scale := func(replicas string) []byte {
+		return []byte(fmt.Sprintf(`{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":%q,"namespace":%q},"spec":{"replicas":%s}}`, target, ns, replicas))
+	}
+	cases = append(cases,
+		badInputCase{name: "invalid status update", method: http.MethodPut, path: object + "/status", contentType: jsonType,
+			body:     withStatus(current, v.invalidStatus),
+			wantCode: http.StatusUnprocessableEntity, wantField: v.invalidStatusField, unchanged: target},
+		badInputCase{name: "merge patch to an invalid status", method: http.MethodPatch, path: object + "/status", contentType: "application/merge-patch+json",
+			body: []byte(`{"status":` + v.invalidStatus + `}`), wantCode: http.StatusUnprocessableEntity, wantField: v.invalidStatusField, unchanged: target},
+		badInputCase{name: "malformed status patch", method: http.MethodPatch, path: object + "/status", contentType: "application/merge-patch+json",
+			body: []byte(`{"status":`), wantCode: http.StatusBadRequest, wantMessage: "invalid JSON patch", unchanged: target},
+		badInputCase{name: "negative scale", method: http.MethodPut, path: object + "/scale", contentType: jsonType, body: scale("-1"),
+			wantCode: http.StatusUnprocessableEntity, wantField: "spec.replicas", unchanged: target},
+		badInputCase{name: "scale to a string", method: http.MethodPut, path: object + "/scale", contentType: jsonType, body: scale(`"three"`),
+			wantCode: http.StatusBadRequest, wantMessage: "replicas", unchanged: target},
+		badInputCase{name: "NginxOperator body to scale", method: http.MethodPut, path: object + "/scale", contentType: jsonType, body: obj(target),
+			wantCode: http.StatusBadRequest, wantMessage: "NginxOperator", unchanged: target},
+		badInputCase{name: "merge patch to a negative scale", method: http.MethodPatch, path: object + "/scale", contentType: "application/merge-patch+json",
+			body: []byte(`{"spec":{"replicas":-1}}`), wantCode: http.StatusUnprocessableEntity, wantField: "spec.replicas", unchanged: target},
+		badInputCase{name: "malformed scale patch", method: http.MethodPatch, path: object + "/scale", contentType: "application/json-patch+json",
+			body: []byte(`[{"op":`), wantCode: http.StatusBadRequest, wantMessage: "invalid JSON patch", unchanged: target},
+	)
 	if v.version == v1alpha1.SchemeGroupVersion.Version {
 		// What v1alpha1 cannot express travels in an annotation that conversion parses;
 		// one it cannot parse is refused by validation, whatever the verb.
@@ -448,6 +477,21 @@ func staleUpdate(current *unstructured.Unstructured, stale string) []byte {
 	u := current.DeepCopy()
 	u.SetResourceVersion(stale)
 	u.SetLabels(map[string]string{"lost": "update"})
+	data, err := u.MarshalJSON()
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// withStatus is the current object with the status given as JSON.
+func withStatus(current *unstructured.Unstructured, status string) []byte {
+	u := current.DeepCopy()
+	var parsed map[string]interface{}
+	if err := json.Unmarshal([]byte(status), &parsed); err != nil {
+		panic(err)
+	}
+	u.Object["status"] = parsed
 	data, err := u.MarshalJSON()
 	if err != nil {
 		panic(err)
