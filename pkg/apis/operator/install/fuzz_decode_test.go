@@ -37,7 +37,8 @@ import (
 // create or update (k8s.io/apiserver endpoints/handlers): the codec factory of our scheme
 // (pkg/apiserver builds its Codecs the same way), the body's media type, the URL's version
 // as the default kind, decoding to the internal version with defaulting. Whatever decodes
-// must encode again in every served version and decode to the same object.
+// must encode again in every served version and decode to what conversion and defaulting
+// make of it, and settle there.
 
 // FuzzDecodeJSON fuzzes JSON request bodies for both served versions.
 func FuzzDecodeJSON(f *testing.F) {
@@ -93,8 +94,8 @@ func serializerFor(t testing.TB, codecs runtimeserializer.CodecFactory, mediaTyp
 
 // assertDecodesLikeTheServer decodes body as a create to each served version would, with
 // the lenient and the strict serializer (fieldValidation Ignore, and Warn or Strict). It
-// must never panic; an internal NginxOperator that decodes must survive an encode and
-// decode in each served version unchanged.
+// must never panic, and an internal NginxOperator that decodes must survive an encode and
+// decode in each served version (assertStableThrough).
 func assertDecodesLikeTheServer(t *testing.T, scheme *runtime.Scheme, codecs runtimeserializer.CodecFactory, mediaType string, body []byte) {
 	t.Helper()
 	info := serializerFor(t, codecs, mediaType)
