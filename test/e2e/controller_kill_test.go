@@ -36,7 +36,10 @@ func TestControllerKilledDuringConvergence(t *testing.T) {
 		ns    = "e2e-controller-kill"
 		count = 200
 	)
-	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--ignore-not-found", "--wait=false") })
+	// Waits until the namespace is gone: while its 200 NginxOperators are being deleted the
+	// controller's failed writes into the terminating namespace would count in the retry
+	// counts of the tests that follow.
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--ignore-not-found", "--timeout=5m") })
 	mustKubectl(t, "", "create", "namespace", ns)
 	var manifest strings.Builder
 	for i := range count {
