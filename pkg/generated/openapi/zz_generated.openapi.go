@@ -33,6 +33,7 @@ import (
 	version "k8s.io/apimachinery/pkg/version"
 	common "k8s.io/kube-openapi/pkg/common"
 	spec "k8s.io/kube-openapi/pkg/validation/spec"
+	ptr "k8s.io/utils/ptr"
 )
 
 func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
@@ -669,7 +670,8 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "ports are the container ports of nginx. Every port needs a unique name. Defaults to one port named http on 80/TCP.",
+							Description: "ports are the container ports of nginx. Every port needs a unique name. Defaults to one port named http on 80/TCP. At most 100.",
+							MaxItems:    ptr.To[int64](100),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -904,7 +906,8 @@ func schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref common.ReferenceCallback)
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "ports maps container ports to Service ports. Defaults to one port per container port.",
+							Description: "ports maps container ports to Service ports. Defaults to one port per container port. At most 100.",
+							MaxItems:    ptr.To[int64](100),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

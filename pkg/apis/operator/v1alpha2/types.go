@@ -61,10 +61,11 @@ type NginxOperatorSpec struct {
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty" protobuf:"varint,2,opt,name=replicas"`
 	// ports are the container ports of nginx. Every port needs a unique name.
-	// Defaults to one port named http on 80/TCP.
+	// Defaults to one port named http on 80/TCP. At most 100.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +k8s:validation:maxItems=100
 	Ports []corev1.ContainerPort `json:"ports,omitempty" protobuf:"bytes,3,rep,name=ports"`
 	// forceRedeploy rolls all pods whenever its value changes.
 	// +optional
@@ -92,9 +93,11 @@ type ServiceSpec struct {
 	// +optional
 	Type ServiceType `json:"type,omitempty" protobuf:"bytes,1,opt,name=type,casttype=ServiceType"`
 	// ports maps container ports to Service ports. Defaults to one port per container port.
+	// At most 100.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +k8s:validation:maxItems=100
 	Ports []ServicePort `json:"ports,omitempty" protobuf:"bytes,2,rep,name=ports"`
 }
 

@@ -33,7 +33,7 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// must be unset when qps is set.
 	Replicas *int32 `json:"replicas,omitempty"`
 	// ports are the container ports of nginx. Every port needs a unique name.
-	// Defaults to one port named http on 80/TCP.
+	// Defaults to one port named http on 80/TCP. At most 100.
 	Ports []v1.ContainerPort `json:"ports,omitempty"`
 	// forceRedeploy rolls all pods whenever its value changes.
 	ForceRedeploy *string `json:"forceRedeploy,omitempty"`

@@ -30,6 +30,7 @@ type ServiceSpecApplyConfiguration struct {
 	// type is ClusterIP (default), NodePort or LoadBalancer.
 	Type *operatorv1alpha2.ServiceType `json:"type,omitempty"`
 	// ports maps container ports to Service ports. Defaults to one port per container port.
+	// At most 100.
 	Ports []ServicePortApplyConfiguration `json:"ports,omitempty"`
 }
 
