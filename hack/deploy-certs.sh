@@ -17,7 +17,8 @@
 #                              where OLM makes the serving certificate and the APIServices)
 #   OUT_DIR=dir                keep the files there (default: a temp dir, removed unless printing only);
 #                              an existing ca.crt/ca.key (etcd-ca.crt/etcd-ca.key) there is reused,
-#                              so the caBundle (the CA etcd and the apiserver trust) stays valid
+#                              so the caBundle (the CA etcd and the apiserver trust) stays valid;
+#                              an etcd CA there that differs from Secret nginx-operator-etcd-ca stops the script
 #   CA_DAYS, CERT_DAYS         validity in days (default 3650 and 365)
 #   KUBECTL                    kubectl binary (default: kubectl)
 set -euo pipefail
@@ -42,7 +43,8 @@ for arg in "$@"; do
   case $arg in
     --print-only | --dry-run) dry_run=1 ;;
     --etcd-only) etcd_only=1 ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    # The comment block at the top, without the shebang and the code after it.
+    -h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
@@ -53,6 +55,8 @@ if [[ $dry_run == 0 ]]; then
   command -v "$KUBECTL" >/dev/null || { echo "$KUBECTL not found" >&2; exit 1; }
 fi
 
+# Before anything is created: the directory and the keys in it are private.
+umask 077
 if [[ -n ${OUT_DIR:-} ]]; then
   mkdir -p "$OUT_DIR"
   dir=$OUT_DIR
@@ -61,7 +65,6 @@ else
   # Private keys should not linger; in print-only mode the files are the point, so keep them.
   [[ $dry_run == 1 ]] || trap 'rm -rf "$dir"' EXIT
 fi
-umask 077
 
 # The kube-aggregator dials the Service by its .svc name; .svc.cluster.local for in-cluster clients.
 dns1=$SERVICE.$NAMESPACE.svc
@@ -75,7 +78,7 @@ prompt = no
 [dn]
 CN = $SERVICE-ca
 [v3_ca]
-basicConstraints = critical, CA:TRUE
+basicConstraints = critical, CA:TRUE, pathlen:0
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
 EOF
@@ -130,9 +133,24 @@ fi
 # etcd: one CA for its serving, peer and client certificates. etcd and the apiserver load
 # the CA once, so it must outlive renewals: reuse the one in OUT_DIR, else the one in the
 # cluster (its Secret holds the key, as cert-manager's CA Secret does), else make one.
+# Only a Secret that is not there means "no CA": any other failure of kubectl (no access,
+# no cluster) stops the script here (set -e) rather than replacing the CA etcd trusts.
+cluster_ca=
+if [[ $dry_run == 0 ]]; then
+  cluster_ca=$("$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" --ignore-not-found -o name)
+fi
+fingerprint() { openssl x509 -noout -fingerprint -sha256 -in "$1"; }
 if [[ -s $dir/etcd-ca.crt && -s $dir/etcd-ca.key ]]; then
+  if [[ -n $cluster_ca ]]; then
+    "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" -o 'jsonpath={.data.tls\.crt}' | openssl base64 -d -A >"$dir/etcd-ca.cluster.crt"
+    if [[ $(fingerprint "$dir/etcd-ca.crt") != "$(fingerprint "$dir/etcd-ca.cluster.crt")" ]]; then
+      echo "The etcd CA in $dir is not the one in Secret $NAMESPACE/$ETCD_CA_SECRET; etcd trusts the cluster's." >&2
+      echo "Remove etcd-ca.crt and etcd-ca.key from $dir to reuse the cluster's CA, or delete the Secret to replace it (then restart etcd and the apiserver)." >&2
+      exit 1
+    fi
+  fi
   echo "Reusing the etcd CA in $dir" >&2
-elif [[ $dry_run == 0 ]] && "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" >/dev/null 2>&1; then
+elif [[ -n $cluster_ca ]]; then
   echo "Reusing the etcd CA of Secret $NAMESPACE/$ETCD_CA_SECRET" >&2
   "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" -o 'jsonpath={.data.tls\.crt}' | openssl base64 -d -A >"$dir/etcd-ca.crt"
   "$KUBECTL" -n "$NAMESPACE" get secret "$ETCD_CA_SECRET" -o 'jsonpath={.data.tls\.key}' | openssl base64 -d -A >"$dir/etcd-ca.key"
