@@ -142,13 +142,31 @@ func TestCertManagerOverlayMatchesTheAPIServer(t *testing.T) {
 			written[secret] = true
 		}
 	}
+	// Which Secrets each workload mounts, so a workload that lost its Secret volumes (or
+	// got them renamed) fails here instead of passing with nothing to check.
+	wantMounts := map[string][]string{
+		"Deployment/nginx-operator-apiserver": {"nginx-operator-apiserver-tls", "nginx-operator-etcd-client-tls"},
+		"StatefulSet/nginx-operator-etcd":     {"nginx-operator-etcd-peer-tls", "nginx-operator-etcd-server-tls"},
+	}
 	for _, workload := range []*unstructured.Unstructured{deployment, find("StatefulSet", "nginx-operator-etcd")} {
+		var secrets []string
 		vols, _, _ := unstructured.NestedSlice(workload.Object, "spec", "template", "spec", "volumes")
 		for _, v := range vols {
-			if name, found, _ := unstructured.NestedString(v.(map[string]any), "secret", "secretName"); found && !written[name] {
+			name, found, _ := unstructured.NestedString(v.(map[string]any), "secret", "secretName")
+			if !found {
+				continue
+			}
+			secrets = append(secrets, name)
+			if !written[name] {
 				t.Errorf("%s %s mounts Secret %s, which no Certificate of the overlay writes", workload.GetKind(), workload.GetName(), name)
 			}
 		}
+		slices.Sort(secrets)
+		key := workload.GetKind() + "/" + workload.GetName()
+		if !slices.Equal(secrets, wantMounts[key]) {
+			t.Errorf("%s mounts the Secrets %v, want %v", key, secrets, wantMounts[key])
+		}
+		t.Logf("%s mounts the Secrets %v", key, secrets)
 	}
 	for _, apiservice := range []string{"v1alpha1.operator.example.com", "v1alpha2.operator.example.com"} {
 		a := find("APIService", apiservice)
