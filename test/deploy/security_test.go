@@ -26,11 +26,13 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,9 +46,11 @@ import (
 const etcdName = "nginx-operator-etcd-0.nginx-operator-etcd.nginx-operator-system.svc"
 
 // etcdAdmitsOnlyTheAPIServer talks to the etcd pod from this machine (its pod IP on the
-// node's bridge, local and behind the guards): plaintext and TLS without a certificate,
-// or with one from another CA, are refused on the client and the peer port; the apiserver's
-// client certificate reads the operator's keys. The metrics port serves health, not data.
+// node's bridge, local and behind the guards). On each TLS port, first a certificate etcd
+// must admit completes an exchange (the port listens, and this client accepts etcd's
+// certificate); then plaintext gets no data, and TLS without a certificate or with one
+// from another CA is refused by etcd's own TLS alert. The apiserver's client certificate
+// reads the operator's keys. The metrics port serves health, not data.
 func etcdAdmitsOnlyTheAPIServer(t *testing.T) {
 	podIP := get(t, "get", "pod", "-n", systemNS, "nginx-operator-etcd-0", "-o", "jsonpath={.status.podIP}")
 	if ip := net.ParseIP(podIP); ip == nil || !localNet.Contains(ip) {
@@ -61,23 +65,63 @@ func etcdAdmitsOnlyTheAPIServer(t *testing.T) {
 	rangeAll := `{"key":"` + base64.StdEncoding.EncodeToString([]byte("/registry/operator.example.com/")) +
 		`","range_end":"` + base64.StdEncoding.EncodeToString([]byte("/registry/operator.example.com0")) + `","count_only":true}`
 
+	// Which certificate etcd admits from this host on which port: the apiserver's on the
+	// client port; on the peer port, where etcd also requires the certificate's SANs to name
+	// the address the connection comes from, one of the etcd CA for this host's address.
+	hostIP := sourceIP(t, net.JoinHostPort(podIP, "2381"))
+	admitted := map[string]tls.Certificate{"2379": client, "2380": etcdCAIssued(t, hostIP)}
 	for _, port := range []string{"2379", "2380"} {
 		addr := net.JoinHostPort(podIP, port)
-		// Plain HTTP: the TLS listener answers with an error, never with data.
-		code, body, err := etcdRequest(&http.Client{Timeout: 10 * time.Second}, "http://"+addr+"/v3/kv/range", rangeAll)
-		if err == nil && (code == http.StatusOK || strings.Contains(body, `"count"`)) {
-			t.Errorf("plaintext on %s: %d %s", port, code, body)
+		// Positive control: both ports serve /version to a certificate etcd trusts.
+		code, body, err := etcdRequest(tlsClient(roots, []tls.Certificate{admitted[port]}), "https://"+addr+"/version", "")
+		if err != nil || code != http.StatusOK || !strings.Contains(body, "etcdserver") {
+			t.Errorf("port %s with the certificate etcd trusts: %s, want its /version", port, describe(code, body, err))
+			continue
 		}
-		t.Logf("plaintext on port %s refused: %s", port, describe(code, body, err))
-		for _, tc := range []struct {
-			name  string
-			certs []tls.Certificate
-		}{{"TLS without a client certificate", nil}, {"TLS with a certificate of another CA", []tls.Certificate{stranger}}} {
-			code, body, err := etcdRequest(tlsClient(roots, tc.certs), "https://"+addr+"/v3/kv/range", rangeAll)
-			if err == nil {
-				t.Errorf("%s on %s: %d %s, want the handshake refused", tc.name, port, code, body)
+		t.Logf("port %s admits its certificate: /version %s", port, strings.TrimSpace(body))
+		if port == "2380" {
+			// The peer Secret's certificate is for the pods' names, not this host: etcd's TLS
+			// accepts it (no alert), then its SAN check closes the connection.
+			err := tlsExchange(addr, roots, []tls.Certificate{secretKeyPair(t, "nginx-operator-etcd-peer-tls")})
+			if alert := serverAlert(err); alert != "" || !errors.Is(err, io.EOF) {
+				t.Errorf("the peer certificate from %s on 2380: %v, want the handshake done and the connection closed (EOF)", hostIP, err)
 			} else {
-				t.Logf("%s on port %s refused: %v", tc.name, port, err)
+				t.Logf("the peer certificate from %s on port 2380: handshake done, then closed by etcd's SAN check (%v)", hostIP, err)
+			}
+		}
+
+		// The check below tells etcd's alert from this client's own refusal: a client that
+		// does not trust etcd's CA fails the handshake itself, with no alert from etcd.
+		if err := tlsExchange(addr, x509.NewCertPool(), []tls.Certificate{admitted[port]}); err == nil || serverAlert(err) != "" {
+			t.Errorf("port %s, a client without the etcd CA: %v, want its own verification error", port, err)
+		}
+
+		// Plain HTTP: the TLS listener answers with an error or closes, never with data.
+		if answer, err := plaintextExchange(addr, rangeAll); err != nil && strings.HasPrefix(err.Error(), "dial") {
+			t.Errorf("plaintext on %s: %v", port, err)
+		} else if strings.HasPrefix(answer, "HTTP/1.1 200") || strings.Contains(answer, `"count"`) {
+			t.Errorf("plaintext on %s answered: %s", port, answer)
+		} else {
+			t.Logf("plaintext on port %s refused: %q %v", port, firstLine(answer), err)
+		}
+
+		// Go's TLS server (etcd) says "certificate required" for a missing certificate under
+		// TLS 1.3 and "bad certificate" under 1.2; "unknown certificate authority" for one it
+		// cannot verify (older Go: "bad certificate").
+		for _, tc := range []struct {
+			name   string
+			certs  []tls.Certificate
+			alerts []string
+		}{
+			{"TLS without a client certificate", nil, []string{"tls: certificate required", "tls: bad certificate"}},
+			{"TLS with a certificate of another CA", []tls.Certificate{stranger}, []string{"tls: unknown certificate authority", "tls: bad certificate"}},
+		} {
+			err := tlsExchange(addr, roots, tc.certs)
+			alert := serverAlert(err)
+			if !slices.Contains(tc.alerts, alert) {
+				t.Errorf("%s on %s: %v, want etcd's alert, one of %q", tc.name, port, err, tc.alerts)
+			} else {
+				t.Logf("%s on port %s refused by etcd: %v", tc.name, port, err)
 			}
 		}
 	}
@@ -192,8 +236,8 @@ func admits(t *testing.T, rule networkingv1.NetworkPolicyIngressRule, namespace 
 }
 
 // auditLogRecordsTheCreate creates an NginxOperator through the kube-apiserver and finds
-// its create event, with the body sent, and its get, at Metadata level, in the audit log
-// the apiserver pods write to stdout (kubectl logs).
+// its create event, with the body sent, and its get, at Metadata level, both by the user
+// who sent them, in the audit log the apiserver pods write to stdout (kubectl logs).
 func auditLogRecordsTheCreate(t *testing.T) {
 	marker := fmt.Sprintf("audit-%d", time.Now().UnixNano())
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "audited", "--ignore-not-found") })
@@ -235,6 +279,11 @@ func auditLogRecordsTheCreate(t *testing.T) {
 		return create != nil && read != nil
 	})
 	t.Logf("%d audit events in the apiserver pods' logs; create by %q at %s, get at %s", lines, create.User.Username, create.Level, read.Level)
+	// The create came through the aggregator: the event must name the user kubectl is, from
+	// the front-proxy headers, not the kube-apiserver's front-proxy client certificate.
+	if user := get(t, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"); create.User.Username != user || read.User.Username != user {
+		t.Errorf("create audited as %q, get as %q, want the requesting user %q", create.User.Username, read.User.Username, user)
+	}
 	if create.Level != "Request" || len(create.ResponseObject) != 0 {
 		t.Errorf("create audited at %s with a response body %t, want Request without", create.Level, len(create.ResponseObject) != 0)
 	}
@@ -271,6 +320,94 @@ func tlsClient(roots *x509.CertPool, certs []tls.Certificate) *http.Client {
 		cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &certs[0], nil }
 	}
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
+}
+
+// tlsExchange completes a TLS handshake as tlsClient would, sends a request and reads the
+// first byte of the answer: under TLS 1.3 the server checks the client's certificate after
+// the client's side of the handshake is done, so its refusal arrives on that read.
+func tlsExchange(addr string, roots *x509.CertPool, certs []tls.Certificate) error {
+	cfg := tlsClient(roots, certs).Transport.(*http.Transport).TLSClientConfig
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(conn, "GET /version HTTP/1.1\r\nHost: "+etcdName+"\r\nConnection: close\r\n\r\n"); err != nil {
+		return err
+	}
+	_, err = conn.Read(make([]byte, 1))
+	return err
+}
+
+// serverAlert is the TLS alert the server sent ("tls: bad certificate"), or "" when err is
+// something else: a dial error, this client refusing the server's certificate, a timeout.
+func serverAlert(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
+		return op.Err.Error()
+	}
+	return ""
+}
+
+// plaintextExchange POSTs body in plain HTTP over a new connection and returns what came
+// back before the server closed it; a failed dial is reported as "dial ...".
+func plaintextExchange(addr, body string) (string, error) {
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("dial %s: %w", addr, err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		return "", err
+	}
+	req := fmt.Sprintf("POST /v3/kv/range HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", addr, len(body), body)
+	if _, err := io.WriteString(conn, req); err != nil {
+		return "", err
+	}
+	answer, err := io.ReadAll(io.LimitReader(conn, 4096))
+	return string(answer), err
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
+}
+
+// sourceIP is this host's address on the way to addr.
+func sourceIP(t *testing.T, addr string) net.IP {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	return conn.LocalAddr().(*net.TCPAddr).IP
+}
+
+// etcdCAIssued is a client and server certificate for ip, signed with the etcd CA's key
+// from the Secret nginx-operator-etcd-ca, as a further member's peer certificate would be.
+func etcdCAIssued(t *testing.T, ip net.IP) tls.Certificate {
+	t.Helper()
+	ca := secretKeyPair(t, "nginx-operator-etcd-ca")
+	caCert, err := x509.ParseCertificate(ca.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "nginx-operator-etcd-test-peer"},
+		IPAddresses: []net.IP{ip}, NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, ca.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
 func secretData(t *testing.T, secret, key string) []byte {
