@@ -35,6 +35,10 @@ func TestBenchCRD(t *testing.T) {
 		kubectl(t, "", "delete", "ngx", "bench-crd-ours", "--ignore-not-found")
 		// Deleting the CRD deletes its objects first.
 		kubectl(t, "", "delete", "-f", manifest, "--ignore-not-found", "--wait=true", "--timeout=2m")
+		// kubectl caches discovery on disk, and the CRD shares our plural: a later
+		// "kubectl get nginxoperators" read from that cache picks the deleted CRD's group
+		// and gets 404. api-resources always rediscovers and rewrites the cache.
+		kubectl(t, "", "api-resources", "--api-group", "operator.example.com")
 	})
 
 	mustKubectl(t, "", "apply", "--server-side", "-f", manifest)

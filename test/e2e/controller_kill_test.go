@@ -106,7 +106,7 @@ func TestControllerKilledDuringConvergence(t *testing.T) {
 	})
 	t.Logf("all %d NginxOperators converged %s after the controller was restarted", count, time.Since(restarted).Round(100*time.Millisecond))
 
-	operators := listNamespaced(t, "nginxoperators", ns)
+	operators := listNamespaced(t, "nginxoperators.operator.example.com", ns)
 	uids := map[string]string{}
 	for _, o := range operators {
 		uids[o.Metadata.UID] = o.Metadata.Name
@@ -203,7 +203,7 @@ func countConverged(t *testing.T, ns string) int {
 		deployments[d.Metadata.Name] = d.condition("Available") == "True"
 	}
 	n := 0
-	for _, o := range listNamespaced(t, "nginxoperators", ns) {
+	for _, o := range listNamespaced(t, "nginxoperators.operator.example.com", ns) {
 		if o.Status.ObservedGeneration == o.Metadata.Generation && o.condition("Available") == "True" &&
 			deployments[o.Metadata.Name] && services[o.Metadata.Name] {
 			n++
