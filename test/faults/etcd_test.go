@@ -119,6 +119,7 @@ func (e *etcdServer) launch() error {
 		"--initial-cluster", "faults="+peerURL,
 		"--log-level", "warn")
 	e.cmd.Stdout, e.cmd.Stderr = log, log
+	e.cmd.SysProcAttr = dieWithTheTest()
 	if err := e.cmd.Start(); err != nil {
 		log.Close()
 		return err

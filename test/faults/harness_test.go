@@ -80,6 +80,7 @@ type apiserver struct {
 	logFile string
 	config  *rest.Config
 	client  *clientset.Clientset
+	probe   *http.Client // anonymous, as a kubelet probes
 }
 
 // startAPIServer starts an apiserver on dataDir with extraArgs and waits until it is
@@ -125,6 +126,7 @@ func (s *apiserver) tryStart() error {
 		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, s.args...)
 	s.cmd = exec.Command(apiserverBinary, args...)
 	s.cmd.Stdout, s.cmd.Stderr = log, log
+	s.cmd.SysProcAttr = dieWithTheTest()
 	if err := s.cmd.Start(); err != nil {
 		log.Close()
 		return err
@@ -173,7 +175,14 @@ func (s *apiserver) loadClients() error {
 	if err != nil {
 		return err
 	}
-	s.config, s.client = cfg, client
+	probe, err := rest.HTTPClientFor(rest.AnonymousClientConfig(cfg))
+	if err != nil {
+		return err
+	}
+	// The readinessProbe's timeoutSeconds in artifacts/deploy/30-apiserver.yaml: an answer
+	// slower than that is a failed probe to the kubelet.
+	probe.Timeout = 5 * time.Second
+	s.config, s.client, s.probe = cfg, client, probe
 	return nil
 }
 
@@ -184,7 +193,7 @@ func (s *apiserver) ready(ctx context.Context) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	resp, err := s.probeClient().Do(req)
+	resp, err := s.probe.Do(req)
 	if err != nil {
 		return false, err.Error()
 	}
@@ -203,16 +212,6 @@ func (s *apiserver) ready(ctx context.Context) (bool, string) {
 		return false, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(body))
 	}
 	return false, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.Join(failed, "; "))
-}
-
-// probeClient trusts the server's CA and sends no credentials.
-func (s *apiserver) probeClient() *http.Client {
-	c, err := rest.HTTPClientFor(rest.AnonymousClientConfig(s.config))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	c.Timeout = 10 * time.Second
-	return c
 }
 
 func (s *apiserver) pid() int { return s.cmd.Process.Pid }

@@ -29,9 +29,10 @@ import (
 // memorySampler reads a process's resident set size from /proc/PID/status until it is
 // stopped, and keeps the peak.
 type memorySampler struct {
-	pid  int
-	stop chan struct{}
-	done chan struct{}
+	pid      int
+	stop     chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
 
 	mu      sync.Mutex
 	peakKiB int64
@@ -63,7 +64,7 @@ func sampleMemory(pid int, every time.Duration) *memorySampler {
 // finish stops sampling and returns the peak RSS seen, or the process's own high-water
 // mark (VmHWM) when that is higher: samples can miss a short peak.
 func (m *memorySampler) finish() (peakKiB int64, err error) {
-	close(m.stop)
+	m.stopOnce.Do(func() { close(m.stop) })
 	<-m.done
 	hwm, hwmErr := procStatusKiB(m.pid, "VmHWM")
 	m.mu.Lock()

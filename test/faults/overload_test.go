@@ -60,6 +60,7 @@ func TestOverload(t *testing.T) {
 	seed := startCreateLoad(t, s.client.OperatorV1alpha2().NginxOperators(ns), "seed", 16, false)
 	seed.waitAcked(seeded, 5*time.Minute)
 	seed.stop()
+	stored := seed.ackedCount() // the workers may pass the target by a few
 
 	listURL := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
 	admin, err := rest.HTTPClientFor(s.config)
@@ -73,6 +74,8 @@ func TestOverload(t *testing.T) {
 
 	memory := sampleMemory(s.pid(), 50*time.Millisecond)
 	probes := startReadyzProbes(s, 25*time.Millisecond)
+	// A failed assertion must not leave them running past the test.
+	t.Cleanup(func() { probes.finish(); _, _ = memory.finish() })
 	watchCtx, stopWatches := context.WithCancel(context.Background())
 	defer stopWatches()
 	var watchesOpen sync.WaitGroup
@@ -126,7 +129,7 @@ func TestOverload(t *testing.T) {
 
 	t.Logf("overload, --max-requests-inflight=4 --max-mutating-requests-inflight=2, %d objects, %d goroutines x %d admin LISTs, %d unprivileged goroutines LISTing meanwhile, %d WATCHes, for %s: "+
 		"admin (system:masters) LISTs %s; unprivileged user's LISTs %s; WATCHes %s; /readyz probes %s; peak RSS %d MiB",
-		seeded, adminListers, adminListEach, strangers, watchers, burst.Round(time.Millisecond),
+		stored, adminListers, adminListEach, strangers, watchers, burst.Round(time.Millisecond),
 		adminLists, strangerLists, watches, probeFigures, peakKiB>>10)
 
 	adminLists.assertOnly(t, "admin LISTs", http.StatusOK)
@@ -246,6 +249,7 @@ func (t *tally) assertOnly(tb testing.TB, what string, codes ...int) {
 // readyzProbes polls /readyz anonymously, as a kubelet readiness probe does, until finished.
 type readyzProbes struct {
 	stop, done chan struct{}
+	stopOnce   sync.Once
 	figures    probeFigures
 }
 
@@ -295,7 +299,7 @@ func startReadyzProbes(s *apiserver, every time.Duration) *readyzProbes {
 }
 
 func (p *readyzProbes) finish() probeFigures {
-	close(p.stop)
+	p.stopOnce.Do(func() { close(p.stop) })
 	<-p.done
 	return p.figures
 }
