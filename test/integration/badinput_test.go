@@ -323,6 +323,15 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 			badInputCase{name: "apply patch with a corrupt preserved-fields annotation", method: http.MethodPatch, path: object, query: "?fieldManager=badinput&force=true",
 				contentType: "application/apply-patch+yaml", body: []byte(fmt.Sprintf(corrupt, target)),
 				wantCode: http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
+			// The status subresource keeps the stored metadata, but this annotation also
+			// carries v1alpha2-only status fields: dropping an unreadable one would reset them.
+			badInputCase{name: "status update with a corrupt preserved-fields annotation", method: http.MethodPut, path: object + "/status", contentType: jsonType,
+				body:     withAnnotation(current, v1alpha1.PreservedFieldsAnnotation, "{not json"),
+				wantCode: http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
+			badInputCase{name: "status merge patch to a corrupt preserved-fields annotation", method: http.MethodPatch, path: object + "/status",
+				contentType: "application/merge-patch+json",
+				body:        []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"{not json"}}}`, v1alpha1.PreservedFieldsAnnotation)),
+				wantCode:    http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
 			badInputCase{name: "10000 ports in the preserved-fields annotation", method: http.MethodPost, contentType: jsonType,
 				body:     []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"NginxOperator","metadata":{"name":%q,"annotations":%s}}`, apiVersion, n("many-ports"), preserved(manyPorts(10000)))),
 				wantCode: http.StatusUnprocessableEntity, wantField: "spec.ports", absent: n("many-ports")},

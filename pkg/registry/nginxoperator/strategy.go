@@ -118,12 +118,24 @@ func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 // PrepareForUpdate keeps the stored metadata and spec, as the status subresources of
 // custom resources do. Only managedFields are taken from the request: the field
 // manager has just recorded the status change in them.
+//
+// The exception is v1alpha1's preserved-fields annotation when conversion could not
+// read it: it stands for v1alpha2-only status fields, so it stays for validation to
+// refuse rather than being dropped with the rest of the request's metadata, which
+// would reset those fields without a word.
 func (statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	newObj, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
 	managedFields := newObj.ManagedFields
+	unreadable, held := newObj.Annotations[validation.PreservedFieldsAnnotation]
 	newObj.ObjectMeta = *oldObj.ObjectMeta.DeepCopy()
 	newObj.ManagedFields = managedFields
 	newObj.Spec = oldObj.Spec
+	if held {
+		if newObj.Annotations == nil {
+			newObj.Annotations = map[string]string{}
+		}
+		newObj.Annotations[validation.PreservedFieldsAnnotation] = unreadable
+	}
 }
 
 func (statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {

@@ -49,17 +49,26 @@ func ValidateNginxOperatorUpdate(obj, old *operator.NginxOperator) field.ErrorLi
 
 // validateContent checks what create and update share beyond generic metadata.
 func validateContent(obj *operator.NginxOperator) field.ErrorList {
-	var allErrs field.ErrorList
-	if _, found := obj.Annotations[PreservedFieldsAnnotation]; found {
-		allErrs = append(allErrs, field.Forbidden(field.NewPath("metadata", "annotations").Key(PreservedFieldsAnnotation),
-			"reserved for the v1alpha1 representation: through v1alpha1 send back the value the server wrote, unchanged; through v1alpha2 set the fields instead"))
-	}
+	allErrs := validateNoPreservedFields(obj)
 	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, field.NewPath("spec"))...)
+}
+
+// validateNoPreservedFields refuses v1alpha1's preserved-fields annotation on an
+// internal object: conversion consumes a value it can read, so one left here is a value
+// a v1alpha1 client sent that the server did not write.
+func validateNoPreservedFields(obj *operator.NginxOperator) field.ErrorList {
+	if _, found := obj.Annotations[PreservedFieldsAnnotation]; !found {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("metadata", "annotations").Key(PreservedFieldsAnnotation),
+		"reserved for the v1alpha1 representation: through v1alpha1 send back the value the server wrote, unchanged; through v1alpha2 set the fields instead")}
 }
 
 // ValidateNginxOperatorStatusUpdate validates an update of the status subresource.
 func ValidateNginxOperatorStatusUpdate(obj, old *operator.NginxOperator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
+	// Through v1alpha1 the annotation carries v1alpha2-only status fields too.
+	allErrs = append(allErrs, validateNoPreservedFields(obj)...)
 	return append(allErrs, ValidateNginxOperatorStatus(&obj.Status, field.NewPath("status"))...)
 }
 
