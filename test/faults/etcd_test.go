@@ -58,8 +58,7 @@ type etcdServer struct {
 	t                    testing.TB
 	binary, dataDir      string
 	clientPort, peerPort int
-	cmd                  *exec.Cmd
-	exited               chan struct{}
+	proc                 *process
 	logFile              string
 }
 
@@ -104,33 +103,24 @@ func (e *etcdServer) restart() {
 func (e *etcdServer) clientURL() string { return fmt.Sprintf("http://127.0.0.1:%d", e.clientPort) }
 
 func (e *etcdServer) launch() error {
-	e.exited = make(chan struct{})
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", e.peerPort)
 	e.logFile = filepath.Join(e.dataDir, fmt.Sprintf("etcd-%d.log", time.Now().UnixNano()))
-	log, err := os.Create(e.logFile)
-	if err != nil {
-		return err
-	}
-	e.cmd = exec.Command(e.binary,
+	proc, err := startProcess("etcd", e.logFile, e.binary,
 		"--name", "faults",
 		"--data-dir", filepath.Join(e.dataDir, "data"),
 		"--listen-client-urls", e.clientURL(), "--advertise-client-urls", e.clientURL(),
 		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
 		"--initial-cluster", "faults="+peerURL,
 		"--log-level", "warn")
-	e.cmd.Stdout, e.cmd.Stderr = log, log
-	e.cmd.SysProcAttr = dieWithTheTest()
-	if err := e.cmd.Start(); err != nil {
-		log.Close()
+	if err != nil {
 		return err
 	}
-	exited := e.exited
-	go func() { _ = e.cmd.Wait(); log.Close(); close(exited) }()
+	e.proc = proc
 
 	deadline := time.Now().Add(time.Minute)
 	for !e.healthy() {
 		select {
-		case <-exited:
+		case <-proc.exited:
 			out := readFile(e.logFile)
 			if strings.Contains(out, "address already in use") {
 				return fmt.Errorf("etcd ports %d/%d: %w", e.clientPort, e.peerPort, errPortTaken)
@@ -165,28 +155,6 @@ func (e *etcdServer) healthy() bool {
 }
 
 // kill sends SIGKILL to the etcd process, by PID, and waits for it to be gone.
-func (e *etcdServer) kill() {
-	e.t.Helper()
-	if err := e.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		e.t.Fatalf("killing etcd pid %d: %v", e.cmd.Process.Pid, err)
-	}
-	<-e.exited
-}
+func (e *etcdServer) kill() { e.proc.kill(e.t) }
 
-func (e *etcdServer) stop() {
-	if e.cmd == nil || e.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-e.exited:
-		return
-	default:
-	}
-	_ = e.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-e.exited:
-	case <-time.After(30 * time.Second):
-		_ = e.cmd.Process.Kill()
-		<-e.exited
-	}
-}
+func (e *etcdServer) stop() { e.proc.stop(syscall.SIGTERM) }

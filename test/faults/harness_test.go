@@ -30,7 +30,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -75,8 +74,7 @@ type apiserver struct {
 	dataDir string
 	args    []string
 	port    int
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	proc    *process
 	logFile string
 	config  *rest.Config
 	client  *clientset.Clientset
@@ -116,35 +114,26 @@ var errPortTaken = errors.New("the port was taken before the process could bind 
 
 func (s *apiserver) tryStart() error {
 	s.port = freePort(s.t)
-	s.exited = make(chan struct{})
 	s.logFile = filepath.Join(s.dataDir, fmt.Sprintf("apiserver-%d.log", s.port))
-	log, err := os.Create(s.logFile)
+	args := append([]string{"--standalone", "--data-dir", s.dataDir,
+		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, s.args...)
+	proc, err := startProcess("apiserver", s.logFile, apiserverBinary, args...)
 	if err != nil {
 		return err
 	}
-	args := append([]string{"--standalone", "--data-dir", s.dataDir,
-		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, s.args...)
-	s.cmd = exec.Command(apiserverBinary, args...)
-	s.cmd.Stdout, s.cmd.Stderr = log, log
-	s.cmd.SysProcAttr = dieWithTheTest()
-	if err := s.cmd.Start(); err != nil {
-		log.Close()
-		return err
-	}
-	exited := s.exited
-	go func() { _ = s.cmd.Wait(); log.Close(); close(exited) }()
+	s.proc = proc
 
 	started := time.Now()
 	deadline := started.Add(2 * time.Minute)
 	for {
 		if err := s.loadClients(); err == nil {
 			if ok, _ := s.ready(context.Background()); ok {
-				s.t.Logf("apiserver (pid %d) ready on port %d after %s", s.cmd.Process.Pid, s.port, time.Since(started).Round(time.Millisecond))
+				s.t.Logf("apiserver (pid %d) ready on port %d after %s", s.pid(), s.port, time.Since(started).Round(time.Millisecond))
 				return nil
 			}
 		}
 		select {
-		case <-exited:
+		case <-proc.exited:
 			out := readFile(s.logFile)
 			if strings.Contains(out, "address already in use") {
 				return fmt.Errorf("port %d: %w", s.port, errPortTaken)
@@ -214,35 +203,13 @@ func (s *apiserver) ready(ctx context.Context) (bool, string) {
 	return false, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.Join(failed, "; "))
 }
 
-func (s *apiserver) pid() int { return s.cmd.Process.Pid }
+func (s *apiserver) pid() int { return s.proc.pid() }
 
 // kill sends SIGKILL to the process it started, by PID, and waits for it to be gone.
-func (s *apiserver) kill() {
-	s.t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		s.t.Fatalf("killing apiserver pid %d: %v", s.pid(), err)
-	}
-	<-s.exited
-}
+func (s *apiserver) kill() { s.proc.kill(s.t) }
 
 // stop ends the process gracefully, by PID, unless it is already gone.
-func (s *apiserver) stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.exited:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
+func (s *apiserver) stop() { s.proc.stop(os.Interrupt) }
 
 // logTailOnFailure prints the end of the server's log when the test failed: the data
 // directory, and the log with it, is removed afterwards.
