@@ -18,18 +18,13 @@ package deploy
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"slices"
@@ -40,6 +35,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // etcdName is the name etcd's serving certificate is for (the apiserver's --etcd-servers).
@@ -392,22 +389,11 @@ func sourceIP(t *testing.T, addr string) net.IP {
 func etcdCAIssued(t *testing.T, ip net.IP) tls.Certificate {
 	t.Helper()
 	ca := secretKeyPair(t, "nginx-operator-etcd-ca")
-	caCert, err := x509.ParseCertificate(ca.Certificate[0])
+	leaf, err := framework.IssueCertificate(&ca, "nginx-operator-etcd-test-peer", []net.IP{ip}, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "nginx-operator-etcd-test-peer"},
-		IPAddresses: []net.IP{ip}, NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, ca.PrivateKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return leaf
 }
 
 func secretData(t *testing.T, secret, key string) []byte {
@@ -431,18 +417,11 @@ func secretKeyPair(t *testing.T, secret string) tls.Certificate {
 // selfSignedClientCert is a client certificate no CA of the cluster signed.
 func selfSignedClientCert(t *testing.T) tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf, err := framework.IssueCertificate(nil, "nginx-operator-apiserver", nil, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "nginx-operator-apiserver"},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return leaf
 }
 
 func describe(code int, body string, err error) string {

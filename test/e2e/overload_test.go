@@ -17,16 +17,10 @@ limitations under the License.
 package e2e
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -353,46 +347,17 @@ func formatCodes(codes map[int]int) string {
 // streams of one HTTP/2 connection.
 func clientWithCert(t *testing.T, user string, conns int) *http.Client {
 	t.Helper()
-	caPEM, err := os.ReadFile(pkiFile("ca.crt"))
+	ca, err := tls.LoadX509KeyPair(pkiFile("ca.crt"), pkiFile("ca.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	caKeyPEM, err := os.ReadFile(pkiFile("ca.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	caBlock, _ := pem.Decode(caPEM)
-	keyBlock, _ := pem.Decode(caKeyPEM)
-	if caBlock == nil || keyBlock == nil {
-		t.Fatal("cannot decode the cluster CA")
-	}
-	ca, err := x509.ParseCertificate(caBlock.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caKey, err := x509.ParsePKCS8PrivateKey(keyBlock.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: user},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
+	leaf, err := framework.IssueCertificate(&ca, user, nil, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := httpClient(t, "")
 	transport := base.Transport.(*http.Transport)
-	transport.TLSClientConfig.Certificates = []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}
+	transport.TLSClientConfig.Certificates = []tls.Certificate{leaf}
 	transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	transport.MaxIdleConnsPerHost = conns
 	base.Timeout = time.Minute

@@ -17,19 +17,14 @@ limitations under the License.
 package e2e
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
-	"math/big"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // Anonymous requests never reach an object: our apiserver answers 401 to every verb and
@@ -210,34 +205,15 @@ func TestFrontProxyHeadersNeedTheFrontProxyCA(t *testing.T) {
 // commonName, signed by the local front-proxy CA.
 func clientSignedByFrontProxyCA(t *testing.T, commonName string) *http.Client {
 	t.Helper()
-	caPEM, err := os.ReadFile(pkiFile("front-proxy-ca.crt"))
+	ca, err := tls.LoadX509KeyPair(pkiFile("front-proxy-ca.crt"), pkiFile("front-proxy-ca.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	caKeyPEM, err := os.ReadFile(pkiFile("front-proxy-ca.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := tls.X509KeyPair(caPEM, caKeyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caCert, err := x509.ParseCertificate(ca.Certificate[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: commonName},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, ca.PrivateKey)
+	leaf, err := framework.IssueCertificate(&ca, commonName, nil, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := httpClient(t, "")
-	c.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}
+	c.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{leaf}
 	return c
 }

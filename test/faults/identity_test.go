@@ -17,20 +17,16 @@ limitations under the License.
 package faults
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
+	"encoding/pem"
 	"net/http"
 	"path/filepath"
-	"time"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // unprivilegedClient authenticates to s as userName with a client certificate issued
@@ -40,40 +36,21 @@ func (s *apiserver) unprivilegedClient(userName string) *http.Client {
 	t := s.t
 	t.Helper()
 	pki := filepath.Join(s.dataDir, "pki")
-	caCerts, err := cert.CertsFromFile(filepath.Join(pki, "ca.crt"))
+	ca, err := tls.LoadX509KeyPair(filepath.Join(pki, "ca.crt"), filepath.Join(pki, "ca.key"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	caKey, err := keyutil.PrivateKeyFromFile(filepath.Join(pki, "ca.key"))
+	leaf, err := framework.IssueCertificate(&ca, userName, nil, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: userName},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCerts[0], key.Public(), caKey.(crypto.Signer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM, err := cert.EncodeCertificates(&x509.Certificate{Raw: der})
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(leaf.PrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := rest.AnonymousClientConfig(s.config)
-	cfg.CertData, cfg.KeyData = certPEM, keyPEM
+	cfg.CertData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Certificate[0]})
+	cfg.KeyData = keyPEM
 	c, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)
