@@ -17,7 +17,6 @@ limitations under the License.
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -240,23 +239,7 @@ func kubeAPIServerMetric(t *testing.T, metric string, matches ...string) float64
 // policyDenials reads kube-apiserver's count of requests the test policy denied.
 func policyDenials(t *testing.T) float64 {
 	t.Helper()
-	out := mustKubectl(t, "", "get", "--raw", "/metrics")
-	var total float64
-	scanner := bufio.NewScanner(strings.NewReader(out))
-	scanner.Buffer(make([]byte, 1<<20), 1<<20)
-	for scanner.Scan() {
-		line := scanner.Text()
-		if !strings.HasPrefix(line, "apiserver_validating_admission_policy_check_total{") ||
-			!strings.Contains(line, `policy="`+policyName+`"`) || !strings.Contains(line, `enforcement_action="deny"`) {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			t.Fatalf("parsing %q: %v", line, err)
-		}
-		total += v
-	}
-	return total
+	return kubeAPIServerMetric(t, "apiserver_validating_admission_policy_check_total", `policy="`+policyName+`"`, `enforcement_action="deny"`)
 }
 
 // TestValidationRefusesWhatTheClusterWould: the example of the issue never reaches
