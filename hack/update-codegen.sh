@@ -22,8 +22,12 @@ kube::codegen::gen_helpers \
     --boilerplate "${BOILERPLATE}" \
     "${SCRIPT_ROOT}/pkg/apis"
 
-# Deprecation warnings for v1alpha1 come from these lifecycle methods.
-go run k8s.io/code-generator/cmd/prerelease-lifecycle-gen \
+# Deprecation warnings for v1alpha1 come from these lifecycle methods. Built from the hack
+# module (it pins the generator), run here, where the product's packages are.
+GEN_BIN="$(mktemp -d)"
+trap 'rm -rf "${GEN_BIN}"' EXIT
+go -C "${SCRIPT_ROOT}/hack" build -o "${GEN_BIN}/prerelease-lifecycle-gen" k8s.io/code-generator/cmd/prerelease-lifecycle-gen
+"${GEN_BIN}/prerelease-lifecycle-gen" \
     --go-header-file "${BOILERPLATE}" \
     --output-file zz_generated.prerelease-lifecycle.go \
     "${THIS_PKG}/pkg/apis/operator/v1alpha1"
@@ -46,7 +50,7 @@ kube::codegen::gen_client \
     --with-watch \
     --prefers-protobuf \
     --with-applyconfig \
-    --applyconfig-openapi-schema <(go run "${THIS_PKG}/hack/models-schema") \
+    --applyconfig-openapi-schema <(hack_tool models-schema) \
     --output-dir "${SCRIPT_ROOT}/pkg/generated" \
     --output-pkg "${THIS_PKG}/pkg/generated" \
     --boilerplate "${BOILERPLATE}" \
@@ -62,13 +66,13 @@ CODEGEN_VERSION="$(basename "${CODEGEN_PKG}")"
 CODEGEN_VERSION="${CODEGEN_VERSION#*@}"
 GOGO_VERSION="$(sed -n 's/^[[:space:]]*github.com\/gogo\/protobuf \(v[^[:space:]]*\).*/\1/p' "${CODEGEN_PKG}/go.mod")"
 PROTO_ROOT="$(mktemp -d)"
-trap 'rm -rf "${PROTO_ROOT}"' EXIT
+trap 'rm -rf "${PROTO_ROOT}" "${GEN_BIN}"' EXIT
 # Built with the code generator's own go.mod (not this module's), so its gogo dependency
 # stays out of go.mod; goimports is what go-to-protobuf calls on the generated Go.
 GOBIN="${PROTO_ROOT}/bin" go install \
     "k8s.io/code-generator/cmd/go-to-protobuf@${CODEGEN_VERSION}" \
     "k8s.io/code-generator/cmd/go-to-protobuf/protoc-gen-gogo@${CODEGEN_VERSION}"
-GOBIN="${PROTO_ROOT}/bin" go install "golang.org/x/tools/cmd/goimports@$(go list -m -f '{{.Version}}' golang.org/x/tools)"
+GOBIN="${PROTO_ROOT}/bin" go install "golang.org/x/tools/cmd/goimports@$(go -C "${SCRIPT_ROOT}/hack" list -m -f '{{.Version}}' golang.org/x/tools)"
 GOGO_DIR="$(module_dir github.com/gogo/protobuf "${GOGO_VERSION}")"
 mkdir -p "${PROTO_ROOT}/src/github.com/example" "${PROTO_ROOT}/src/github.com/gogo" "${PROTO_ROOT}/src/k8s.io"
 ln -s "${SCRIPT_ROOT}" "${PROTO_ROOT}/src/${THIS_PKG}"
@@ -85,7 +89,7 @@ PATH="${PROTO_ROOT}/bin:${PATH}" go-to-protobuf \
     --packages "${THIS_PKG}/pkg/apis/operator/v1alpha1,${THIS_PKG}/pkg/apis/operator/v1alpha2"
 
 # The v1alpha2 API as a CRD in another group, for make bench; needs the OpenAPI above.
-go run ./hack/crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.yaml"
+hack_tool crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.yaml"
 
 # The OLM bundle (bundle/, make bundle): from artifacts/deploy, with the API descriptions above.
-go run ./hack/bundle
+hack_tool bundle

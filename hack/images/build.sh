@@ -167,7 +167,7 @@ build_nginx_operator() {
 
 build_pause() {
   local start=${SECONDS} context="${WORK}/pause"
-  go_build "${BIN}/pause" ./hack/images/pause "-s -w"
+  (cd hack && go_build "${BIN}/pause" ./images/pause "-s -w")  # a program of the hack/ module
   echo "go      pause in $((SECONDS - start))s"
   rm -rf "${context}" && mkdir -p "${context}/rootfs"
   cp "${BIN}/pause" "${context}/rootfs/pause"

@@ -57,7 +57,8 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	apiserverBinary = filepath.Join(dir, "apiserver")
-	build := exec.Command("go", "build", "-o", apiserverBinary, "github.com/example/nginx-operator/cmd/apiserver")
+	build := exec.Command("go", "build", "-o", apiserverBinary, "./cmd/apiserver")
+	build.Dir = filepath.Join("..", "..") // the product module: built with its own go.mod, as shipped
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building apiserver:", err)

@@ -52,7 +52,8 @@ func TestMain(m *testing.M) {
 	apiserverBinary = filepath.Join(dir, "apiserver")
 	build := exec.Command("go", "build", "-o", apiserverBinary,
 		"-ldflags", "-X github.com/example/nginx-operator/pkg/version.gitVersion="+builtVersion,
-		"github.com/example/nginx-operator/cmd/apiserver")
+		"./cmd/apiserver")
+	build.Dir = filepath.Join("..", "..") // the product module: built with its own go.mod, as shipped
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building apiserver:", err)
