@@ -8,6 +8,11 @@ set -euo pipefail
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
 BIN_DIR="${TOOLS_BIN_DIR:-${TOOLS_DIR}/bin}"
 cd "${TOOLS_DIR}"
+# Test suites start stacks in parallel and each runs this script: one build at a time per
+# cache, so two never write the same binary and none reads env.sh while another writes it.
+mkdir -p "${BIN_DIR}"
+exec 9>"${BIN_DIR}/.lock"
+flock 9
 
 K8S_VERSION="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 ETCD_VERSION="$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)"
@@ -85,11 +90,12 @@ for stage in "${KWOK_STAGES[@]}"; do
   echo "copied  kwok-${KWOK_VERSION}/stages/${stage##*/}.yaml"
 done
 
-# Consumers read this file to find the binaries.
-cat > "${BIN_DIR}/env.sh" <<ENV
+# Consumers read this file to find the binaries; it is replaced whole, never rewritten in place.
+cat > "${BIN_DIR}/env.sh.tmp" <<ENV
 KUBE_BIN_DIR=${K8S_DIR}
 ETCD_BIN=${ETCD_DIR}/etcd
 KWOK_BIN=${KWOK_DIR}/kwok
 KWOK_STAGES_DIR=${KWOK_DIR}/stages
 COREDNS_BIN=${COREDNS_DIR}/coredns
 ENV
+mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"
