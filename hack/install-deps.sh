@@ -29,31 +29,27 @@ root=false
 
 present() { if [[ "$1" == /* ]]; then [[ -e "$1" ]]; else command -v "$1" >/dev/null; fi; }
 
-missing=() skipped=()
+missing=() without=()
 for dep in "${DEPS[@]}"; do
   IFS='|' read -r pkg probe root_only why <<<"${dep}"
   present "${probe}" && continue
-  if [[ "${root_only}" == yes && "${root}" == false ]]; then
-    skipped+=("${pkg} (${why})")  # not needed: these suites skip without root anyway
-    continue
-  fi
-  missing+=("${pkg}") && skipped+=("${pkg} (${why})")
+  # Not root: the suites that need these packages need root too, and skip anyway.
+  [[ "${root_only}" == yes && "${root}" == false ]] && continue
+  missing+=("${pkg}") && without+=("${pkg}: ${why}")
 done
 test -x /usr/bin/kubectl || { echo "/usr/bin/kubectl is required (the tests drive the cluster with it)" >&2; exit 1; }
+${root} || echo "not root: the real-node suite (test/deploy) and the image tests (hack/images) will skip; they need root"
 
 # The nginx image is assembled from Debian's packages (hack/images), which needs the package lists.
 need_lists=false
 ${root} && ! apt-cache show nginx >/dev/null 2>&1 && need_lists=true
 
-if ((${#missing[@]} == 0)) && ! ${need_lists}; then
-  ${root} || ((${#skipped[@]} == 0)) || printf 'not root: these suites skip (they need root): %s\n' "${skipped[*]}"
-  exit 0
-fi
+((${#missing[@]} == 0)) && ! ${need_lists} && exit 0
 if ${check_only} || ! ${root}; then
-  ((${#missing[@]} == 0)) || {
-    echo "missing Debian packages: ${missing[*]} (as root: apt-get install -y ${missing[*]}); without them these checks skip or fail:"
-    printf '  %s\n' "${skipped[@]}"
-  }
+  if ((${#missing[@]})); then
+    echo "missing Debian packages (as root: apt-get install -y ${missing[*]}); without them these skip or fail:"
+    printf '  %s\n' "${without[@]}"
+  fi
   ${check_only} && exit 1
   exit 0
 fi
