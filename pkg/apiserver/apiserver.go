@@ -46,8 +46,17 @@ type Server struct {
 	GenericAPIServer *genericapiserver.GenericAPIServer
 }
 
-// Complete fills in defaults of the generic configuration.
+// Complete fills in defaults of the generic configuration and this server's policies:
+// unauthenticated requests get 401 except on the health paths, which the in-flight
+// limit also spares when priority and fairness is off (standalone).
 func (c *Config) Complete() CompletedConfig {
+	// Without an authenticator (some unit tests) the library leaves authentication out.
+	if c.GenericConfig.Authentication.Authenticator != nil {
+		c.GenericConfig.Authentication.Authenticator = anonymousOnlyForHealth{delegate: c.GenericConfig.Authentication.Authenticator}
+	}
+	if c.GenericConfig.FlowControl == nil {
+		c.GenericConfig.LongRunningFunc = exemptHealthFromInFlightLimit(c.GenericConfig.LongRunningFunc)
+	}
 	c.GenericConfig.BuildHandlerChainFunc = withReleaseNamedDeprecations(c.GenericConfig.BuildHandlerChainFunc, releaseNamedDeprecations(Scheme, operator.GroupName))
 	return CompletedConfig{generic: c.GenericConfig.Complete()}
 }

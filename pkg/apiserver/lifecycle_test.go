@@ -24,8 +24,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
-	"k8s.io/apiserver/pkg/endpoints/openapi"
-	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	restclient "k8s.io/client-go/rest"
@@ -33,7 +31,6 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/embeddedetcd"
-	generatedopenapi "github.com/example/nginx-operator/pkg/generated/openapi"
 	"github.com/example/nginx-operator/pkg/version"
 )
 
@@ -117,13 +114,10 @@ func TestV1alpha1FollowsNginxOperatorReleases(t *testing.T) {
 // authentication, no authorization. Its storage is closed when the test ends.
 func newTestServer(t *testing.T, etcdURL string, effective basecompatibility.EffectiveVersion) http.Handler {
 	t.Helper()
-	config := genericapiserver.NewRecommendedConfig(Codecs)
+	config := NewRecommendedConfig()
 	config.EffectiveVersion = effective
 	config.ExternalAddress = "127.0.0.1:443"
 	config.LoopbackClientConfig = &restclient.Config{Host: "https://" + config.ExternalAddress}
-	namer := openapi.NewDefinitionNamer(Scheme)
-	config.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
-	config.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
 	etcd := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig("/registry/"+t.Name(), Codecs.LegacyCodec(v1alpha2.SchemeGroupVersion)))
 	etcd.StorageConfig.Transport.ServerList = []string{etcdURL}
 	// Straight to etcd: a watch cache answers 429 until it has synced.

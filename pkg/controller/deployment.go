@@ -29,8 +29,8 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
-	"github.com/example/nginx-operator/pkg/operand"
 )
 
 const (

@@ -17,14 +17,12 @@ limitations under the License.
 package controller
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/time/rate"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,15 +31,12 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
@@ -62,12 +57,6 @@ type Options struct {
 	// least this often, so it recovers soon after the obstacle is gone.
 	MaxRetryDelay time.Duration
 }
-
-// Backoff of a failing reconcile: it starts at minRetryDelay and doubles per failure.
-const (
-	minRetryDelay        = 5 * time.Millisecond
-	DefaultMaxRetryDelay = time.Minute
-)
 
 // NewScheme knows the built-in types and operator.example.com/v1alpha2.
 func NewScheme() *runtime.Scheme {
@@ -105,25 +94,9 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Applier: applier, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{}}
-	maxRetryDelay := cmp.Or(opts.MaxRetryDelay, DefaultMaxRetryDelay)
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named("nginxoperator").
-		For(&v1alpha2.NginxOperator{}).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-			// Per object: exponential backoff up to maxRetryDelay. Overall: the same 10 qps
-			// bucket controller-runtime's default limiter has, so many failing objects
-			// together cannot flood the API server.
-			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
-				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minRetryDelay, maxRetryDelay),
-				&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
-			),
-		}).
-		Complete(r)
-	if err != nil {
+	r := &Reconciler{Client: mgr.GetClient(), Applier: applier, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{},
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles, MaxRetryDelay: opts.MaxRetryDelay}
+	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	if err := RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {

@@ -27,6 +27,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// The two functions here are the controller's only plain Updates; everything else is
+// server-side apply. Apply can remove only fields its own manager owns, and these ports
+// were set by another manager, so only a full Update can drop them. The Update carries the
+// live object's resourceVersion: a concurrent change makes it fail with a conflict and
+// the reconcile is retried on the newer object.
+
 // dropStrayServicePorts removes ports that someone else added to our Service. Ports are
 // keyed by number and protocol, so an edited port number is a new entry that
 // server-side apply would keep beside ours, with a clashing name; the port list of the

@@ -58,6 +58,11 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
+
+	// MaxConcurrentReconciles is how many NginxOperators are reconciled at once (0: one).
+	MaxConcurrentReconciles int
+	// MaxRetryDelay caps the backoff of a failing NginxOperator (0: DefaultMaxRetryDelay).
+	MaxRetryDelay time.Duration
 }
 
 // Reconcile handles one NginxOperator. Every step is tried and the status is written

@@ -29,13 +29,6 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-// Reasons of the Available and Progressing conditions; OperatorDegraded uses the
-// reasons defined by the API.
-const (
-	ReasonRolloutInProgress = "RolloutInProgress"
-	ReasonRolloutComplete   = "RolloutComplete"
-)
-
 // Observation is what one reconcile saw of the operands.
 type Observation struct {
 	// Deployment is the live Deployment, nil when it does not exist (yet).
@@ -106,7 +99,7 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progres
 	case d == nil:
 		msg := "the Deployment does not exist yet"
 		set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
-		set(&progressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+		set(&progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
 		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 	case deploymentFailed(d) != "":
 		msg := deploymentFailed(d)
@@ -116,7 +109,7 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progres
 	case rolledOut(d, desired):
 		msg := fmt.Sprintf("%d of %d pods available", d.Status.AvailableReplicas, desired)
 		set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
-		set(&progressing, metav1.ConditionFalse, ReasonRolloutComplete, "the Deployment is rolled out")
+		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonRolloutComplete, "the Deployment is rolled out")
 		set(&degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
 	default:
 		msg := fmt.Sprintf("%d of %d pods ready, %d available, %d updated", d.Status.ReadyReplicas, desired, d.Status.AvailableReplicas, d.Status.UpdatedReplicas)
@@ -127,7 +120,7 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progres
 			set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 			set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 		}
-		set(&progressing, metav1.ConditionTrue, ReasonRolloutInProgress, msg)
+		set(&progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
 	}
 	// A refused Service degrades the operator but leaves Available to the Deployment.
 	if obs.ServiceFailure != "" && obs.Blocked == "" {

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
+	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	applyv1alpha2 "github.com/example/nginx-operator/pkg/generated/applyconfiguration/operator/v1alpha2"
@@ -120,7 +121,7 @@ func TestAPIServer(t *testing.T) {
 			len(got.Spec.Env) != 1 || got.Spec.Service.Type != v1alpha2.ServiceTypeNodePort || *got.Spec.Service.Ports[0].NodePort != 30080 {
 			t.Errorf("v1alpha2-only fields lost: %+v", got.Spec)
 		}
-		if _, found := got.Annotations[v1alpha1.PreservedFieldsAnnotation]; found {
+		if _, found := got.Annotations[operator.PreservedFieldsAnnotation]; found {
 			t.Errorf("preserved-fields annotation leaked into storage")
 		}
 		if got.Generation != 2 {

@@ -33,6 +33,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
@@ -302,10 +303,10 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 	if v.version == v1alpha1.SchemeGroupVersion.Version {
 		// What v1alpha1 cannot express travels in an annotation that conversion parses;
 		// one it cannot parse is refused by validation, whatever the verb.
-		annotation := "metadata.annotations[" + v1alpha1.PreservedFieldsAnnotation + "]"
-		corrupt := fmt.Sprintf(`{"apiVersion":%q,"kind":"NginxOperator","metadata":{"name":%%q,"annotations":{%q:"{not json"}}}`, apiVersion, v1alpha1.PreservedFieldsAnnotation)
+		annotation := "metadata.annotations[" + operator.PreservedFieldsAnnotation + "]"
+		corrupt := fmt.Sprintf(`{"apiVersion":%q,"kind":"NginxOperator","metadata":{"name":%%q,"annotations":{%q:"{not json"}}}`, apiVersion, operator.PreservedFieldsAnnotation)
 		preserved := func(spec string) string {
-			data, _ := json.Marshal(map[string]string{v1alpha1.PreservedFieldsAnnotation: `{"spec":` + spec + `}`})
+			data, _ := json.Marshal(map[string]string{operator.PreservedFieldsAnnotation: `{"spec":` + spec + `}`})
 			return string(data)
 		}
 		cases = append(cases,
@@ -313,11 +314,11 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 				body:     []byte(fmt.Sprintf(corrupt, n("corrupt"))),
 				wantCode: http.StatusUnprocessableEntity, wantField: annotation, absent: n("corrupt")},
 			badInputCase{name: "update to a corrupt preserved-fields annotation", method: http.MethodPut, path: object, contentType: jsonType,
-				body:     withAnnotation(current, v1alpha1.PreservedFieldsAnnotation, "{not json"),
+				body:     withAnnotation(current, operator.PreservedFieldsAnnotation, "{not json"),
 				wantCode: http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
 			badInputCase{name: "merge patch to a corrupt preserved-fields annotation", method: http.MethodPatch, path: object,
 				contentType: "application/merge-patch+json",
-				body:        []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"{not json"}}}`, v1alpha1.PreservedFieldsAnnotation)),
+				body:        []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"{not json"}}}`, operator.PreservedFieldsAnnotation)),
 				wantCode:    http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
 			// Server-side apply answered 500 here while conversion returned an error.
 			badInputCase{name: "apply patch with a corrupt preserved-fields annotation", method: http.MethodPatch, path: object, query: "?fieldManager=badinput&force=true",
@@ -326,11 +327,11 @@ func (v badInputVersion) cases(target, stale string, current *unstructured.Unstr
 			// The status subresource keeps the stored metadata, but this annotation also
 			// carries v1alpha2-only status fields: dropping an unreadable one would reset them.
 			badInputCase{name: "status update with a corrupt preserved-fields annotation", method: http.MethodPut, path: object + "/status", contentType: jsonType,
-				body:     withAnnotation(current, v1alpha1.PreservedFieldsAnnotation, "{not json"),
+				body:     withAnnotation(current, operator.PreservedFieldsAnnotation, "{not json"),
 				wantCode: http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
 			badInputCase{name: "status merge patch to a corrupt preserved-fields annotation", method: http.MethodPatch, path: object + "/status",
 				contentType: "application/merge-patch+json",
-				body:        []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"{not json"}}}`, v1alpha1.PreservedFieldsAnnotation)),
+				body:        []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:"{not json"}}}`, operator.PreservedFieldsAnnotation)),
 				wantCode:    http.StatusUnprocessableEntity, wantField: annotation, unchanged: target},
 			badInputCase{name: "10000 ports in the preserved-fields annotation", method: http.MethodPost, contentType: jsonType,
 				body:     []byte(fmt.Sprintf(`{"apiVersion":%q,"kind":"NginxOperator","metadata":{"name":%q,"annotations":%s}}`, apiVersion, n("many-ports"), preserved(manyPorts(10000)))),

@@ -19,7 +19,7 @@ package operator
 import (
 	"k8s.io/utils/ptr"
 
-	"github.com/example/nginx-operator/pkg/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
 // DesiredReplicas is the pod count the spec asks for: in QPS mode

@@ -108,16 +108,3 @@ type NginxOperatorStatus struct {
 	RealQPS    *int64
 	Conditions []metav1.Condition
 }
-
-// Condition types and reasons reported in status.conditions; v1alpha2 documents them.
-const (
-	ConditionAvailable        = "Available"
-	ConditionProgressing      = "Progressing"
-	ConditionOperatorDegraded = "OperatorDegraded"
-
-	ReasonOperatorResourceNotAvailable  = "OperatorResourceNotAvailable"
-	ReasonOperandDeploymentNotAvailable = "OperandDeploymentNotAvailable"
-	ReasonOperandDeploymentFailed       = "OperandDeploymentFailed"
-	ReasonOperandServiceFailed          = "OperandServiceFailed"
-	ReasonOperatorSucceeded             = "OperatorSucceeded"
-)

@@ -20,14 +20,10 @@ import (
 	"fmt"
 	"net"
 
-	"k8s.io/apiserver/pkg/endpoints/openapi"
-	genericapiserver "k8s.io/apiserver/pkg/server"
 	basecompatibility "k8s.io/component-base/compatibility"
 	netutils "k8s.io/utils/net"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/apiserver"
-	generatedopenapi "github.com/example/nginx-operator/pkg/generated/openapi"
 	"github.com/example/nginx-operator/pkg/standalone"
 )
 
@@ -46,40 +42,27 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		return nil, fmt.Errorf("creating self-signed certificates: %w", err)
 	}
 
-	serverConfig := genericapiserver.NewRecommendedConfig(apiserver.Codecs)
+	serverConfig := apiserver.NewRecommendedConfig()
 	// Also sets the effective version, nginx-operator's: it decides which API versions are served.
 	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
 		return nil, err
 	}
 	// nginx-operator has no feature gates; the generic server's are the libraries'.
 	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
-	namer := openapi.NewDefinitionNamer(apiserver.Scheme)
-	serverConfig.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(generatedopenapi.GetOpenAPIDefinitions, namer)
-	serverConfig.OpenAPIConfig.Info.Title = "nginx-operator"
-	serverConfig.OpenAPIConfig.Info.Version = v1alpha2.SchemeGroupVersion.Version
-	serverConfig.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(generatedopenapi.GetOpenAPIDefinitions, namer)
-	serverConfig.OpenAPIV3Config.Info.Title = "nginx-operator"
-	serverConfig.OpenAPIV3Config.Info.Version = v1alpha2.SchemeGroupVersion.Version
-
-	if err := o.applyStorageMediaType(); err != nil {
+	codec, err := apiserver.StorageCodec(o.Recommended.Etcd.DefaultStorageMediaType, o.Recommended.Etcd.StorageConfig)
+	if err != nil {
 		return nil, err
 	}
+	o.Recommended.Etcd.StorageConfig.Codec = codec
 	if err := o.Recommended.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
 	if pki != nil {
-		if err := standalone.ApplySecurity(&serverConfig.Config, pki, healthPaths); err != nil {
+		file, err := apiserver.ApplyStandalone(serverConfig, pki, o.DataDir, o.Recommended.SecureServing.BindAddress, o.Recommended.SecureServing.BindPort)
+		if err != nil {
 			return nil, err
 		}
-		file, err := standalone.WriteAdminKubeconfig(o.DataDir, pki, o.Recommended.SecureServing.BindAddress, o.Recommended.SecureServing.BindPort)
-		if err != nil {
-			return nil, fmt.Errorf("writing kubeconfig: %w", err)
-		}
 		fmt.Fprintf(o.Out, "Standalone mode: use KUBECONFIG=%s\n", file)
-	}
-	serverConfig.Authentication.Authenticator = anonymousOnlyForHealth{delegate: serverConfig.Authentication.Authenticator}
-	if serverConfig.FlowControl == nil {
-		serverConfig.LongRunningFunc = exemptHealthFromInFlightLimit(serverConfig.LongRunningFunc)
 	}
 	return &apiserver.Config{GenericConfig: serverConfig}, nil
 }

@@ -76,14 +76,14 @@ func newOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegist
 		Out:                      out,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(v1alpha2.SchemeGroupVersion, schema.GroupKind{Group: v1alpha2.GroupName})
-	o.Recommended.Etcd.DefaultStorageMediaType = defaultStorageMediaType
+	o.Recommended.Etcd.DefaultStorageMediaType = apiserver.DefaultStorageMediaType
 	o.Recommended.SecureServing.BindPort = 8443
 	// Without it, open watches (kube-controller-manager keeps several through the
 	// aggregator) hold a graceful shutdown for the full request timeout.
 	o.ServerRun.ShutdownWatchTerminationGracePeriod = 5 * time.Second
 	// Unauthenticated requests get 401 except on health endpoints (anonymousOnlyForHealth),
 	// which kubelet probes reach without credentials, sub-paths such as /readyz/etcd included.
-	o.Recommended.Authorization.AlwaysAllowPaths = healthPaths
+	o.Recommended.Authorization.AlwaysAllowPaths = apiserver.HealthPaths()
 	return o
 }
 

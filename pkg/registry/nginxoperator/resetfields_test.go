@@ -33,7 +33,6 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator"
 	operatorfuzzer "github.com/example/nginx-operator/pkg/apis/operator/fuzzer"
 	"github.com/example/nginx-operator/pkg/apis/operator/install"
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 )
 
 // neverOwned are the fields server-side apply never records ownership of (its
@@ -142,7 +141,7 @@ func wireForm(t *testing.T, scheme *runtime.Scheme, gv schema.GroupVersion, o *o
 	// are checked in v1alpha2.
 	if meta, ok := u["metadata"].(map[string]interface{}); ok {
 		if annotations, ok := meta["annotations"].(map[string]interface{}); ok {
-			delete(annotations, v1alpha1.PreservedFieldsAnnotation)
+			delete(annotations, operator.PreservedFieldsAnnotation)
 			if len(annotations) == 0 {
 				delete(meta, "annotations")
 			}

@@ -126,7 +126,7 @@ func (statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 func (statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	newObj, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
 	managedFields := newObj.ManagedFields
-	unreadable, held := newObj.Annotations[validation.PreservedFieldsAnnotation]
+	unreadable, held := newObj.Annotations[operator.PreservedFieldsAnnotation]
 	newObj.ObjectMeta = *oldObj.ObjectMeta.DeepCopy()
 	newObj.ManagedFields = managedFields
 	newObj.Spec = oldObj.Spec
@@ -134,7 +134,7 @@ func (statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Obj
 		if newObj.Annotations == nil {
 			newObj.Annotations = map[string]string{}
 		}
-		newObj.Annotations[validation.PreservedFieldsAnnotation] = unreadable
+		newObj.Annotations[operator.PreservedFieldsAnnotation] = unreadable
 	}
 }
 

@@ -27,11 +27,6 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-// PreservedFieldsAnnotation carries, in v1alpha2 form, everything v1alpha1 cannot
-// express, so that a read-modify-write through v1alpha1 loses nothing. It exists only
-// on the v1alpha1 wire form; the internal and stored objects never hold it.
-const PreservedFieldsAnnotation = "operator.example.com/v1alpha2-fields"
-
 // preservedFields is the annotation payload. Replicas, forceRedeploy and conditions
 // are left out because v1alpha1 carries them itself. Spec and status are preserved
 // independently: an object whose spec v1alpha1 can express fully keeps no spec here,
@@ -71,14 +66,14 @@ func Convert_operator_NginxOperator_To_v1alpha1_NginxOperator(in *operator.Nginx
 	}
 	// An internal object holds the annotation only when a write brought one that
 	// validation will refuse; v1alpha1 readers see the server's own value or none.
-	_, held := in.Annotations[PreservedFieldsAnnotation]
+	_, held := in.Annotations[operator.PreservedFieldsAnnotation]
 	if p.Spec == nil && p.Status == nil && !held {
 		return nil
 	}
 	// The annotation map is shared with the input after the shallow meta copy.
 	annotations := make(map[string]string, len(in.Annotations)+1)
 	for k, v := range in.Annotations {
-		if k != PreservedFieldsAnnotation {
+		if k != operator.PreservedFieldsAnnotation {
 			annotations[k] = v
 		}
 	}
@@ -87,7 +82,7 @@ func Convert_operator_NginxOperator_To_v1alpha1_NginxOperator(in *operator.Nginx
 		if err != nil {
 			return err
 		}
-		annotations[PreservedFieldsAnnotation] = string(data)
+		annotations[operator.PreservedFieldsAnnotation] = string(data)
 	}
 	if len(annotations) == 0 {
 		annotations = nil
@@ -102,7 +97,7 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 	if err := autoConvert_v1alpha1_NginxOperator_To_operator_NginxOperator(in, out, s); err != nil {
 		return err
 	}
-	raw, found := in.Annotations[PreservedFieldsAnnotation]
+	raw, found := in.Annotations[operator.PreservedFieldsAnnotation]
 	if !found {
 		return nil
 	}
@@ -144,7 +139,7 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 
 	annotations := make(map[string]string, len(in.Annotations))
 	for k, v := range in.Annotations {
-		if k != PreservedFieldsAnnotation {
+		if k != operator.PreservedFieldsAnnotation {
 			annotations[k] = v
 		}
 	}
@@ -199,7 +194,7 @@ func hasV1alpha2OnlyStatus(status *operator.NginxOperatorStatus) bool {
 
 // preservedQPSMode reports whether the annotation records a QPS-driven object.
 func preservedQPSMode(annotations map[string]string) bool {
-	raw, found := annotations[PreservedFieldsAnnotation]
+	raw, found := annotations[operator.PreservedFieldsAnnotation]
 	if !found {
 		return false
 	}

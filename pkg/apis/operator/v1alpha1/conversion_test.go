@@ -123,8 +123,8 @@ func TestReadModifyWriteThroughV1alpha1KeepsV1alpha2Fields(t *testing.T) {
 		t.Run(wire, func(t *testing.T) {
 			old := convert(t, scheme, rich, &operator.NginxOperator{})
 			v1 := overTheWire(t, scheme, wire, convert(t, scheme, old, &v1alpha1.NginxOperator{}))
-			if _, found := v1.Annotations[v1alpha1.PreservedFieldsAnnotation]; !found {
-				t.Fatalf("v1alpha1 form lacks %s: %v", v1alpha1.PreservedFieldsAnnotation, v1.Annotations)
+			if _, found := v1.Annotations[operator.PreservedFieldsAnnotation]; !found {
+				t.Fatalf("v1alpha1 form lacks %s: %v", operator.PreservedFieldsAnnotation, v1.Annotations)
 			}
 			if diff := cmp.Diff(inputAnnotations, old.Annotations); diff != "" {
 				t.Fatalf("conversion mutated the input annotations (-want +got):\n%s", diff)
@@ -166,13 +166,13 @@ func TestReadModifyWriteThroughV1alpha1KeepsV1alpha2Fields(t *testing.T) {
 func TestCorruptPreservedAnnotationIsLeftToValidation(t *testing.T) {
 	scheme := newScheme()
 	in := &v1alpha1.NginxOperator{ObjectMeta: metav1.ObjectMeta{
-		Name: "web", Annotations: map[string]string{v1alpha1.PreservedFieldsAnnotation: "{not json", "keep": "me"},
+		Name: "web", Annotations: map[string]string{operator.PreservedFieldsAnnotation: "{not json", "keep": "me"},
 	}}
 	internal := &operator.NginxOperator{}
 	if err := scheme.Convert(in, internal, nil); err != nil {
 		t.Fatalf("conversion failed: %v", err)
 	}
-	if got := internal.Annotations[v1alpha1.PreservedFieldsAnnotation]; got != "{not json" {
+	if got := internal.Annotations[operator.PreservedFieldsAnnotation]; got != "{not json" {
 		t.Fatalf("annotation %q, want the corrupt value kept for validation to refuse", got)
 	}
 	back := &v1alpha1.NginxOperator{}

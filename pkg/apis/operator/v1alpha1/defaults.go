@@ -18,7 +18,9 @@ package v1alpha1
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -35,7 +37,6 @@ func SetDefaults_NginxOperator(obj *NginxOperator) {
 		obj.Spec.Port = &port
 	}
 	if obj.Spec.Replicas == nil && !preservedQPSMode(obj.Annotations) {
-		one := int32(1)
-		obj.Spec.Replicas = &one
+		obj.Spec.Replicas = ptr.To(operand.DefaultReplicas)
 	}
 }

@@ -19,6 +19,9 @@ package v1alpha2
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
 // DefaultImage is the pinned nginx image used when spec.image is empty.
@@ -40,8 +43,7 @@ func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
 		spec.Image = DefaultImage
 	}
 	if spec.Replicas == nil && spec.QPS == nil {
-		one := int32(1)
-		spec.Replicas = &one
+		spec.Replicas = ptr.To(operand.DefaultReplicas)
 	}
 	if len(spec.Ports) == 0 {
 		spec.Ports = []corev1.ContainerPort{{Name: DefaultPortName, ContainerPort: DefaultPortNumber, Protocol: corev1.ProtocolTCP}}

@@ -26,7 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/example/nginx-operator/pkg/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
 // The rules below mirror what kube-apiserver checks for a container's env

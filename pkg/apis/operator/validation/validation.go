@@ -26,10 +26,6 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator"
 )
 
-// PreservedFieldsAnnotation is reserved for v1alpha1 conversion (see v1alpha1.PreservedFieldsAnnotation);
-// it is repeated here because the internal package must not import a versioned one.
-const PreservedFieldsAnnotation = "operator.example.com/v1alpha2-fields"
-
 // ValidateNginxOperatorName requires a DNS-1035 label, because the name becomes the
 // name of the Deployment and the Service.
 var ValidateNginxOperatorName = apimachineryvalidation.NameIsDNS1035Label
@@ -57,10 +53,10 @@ func validateContent(obj *operator.NginxOperator) field.ErrorList {
 // internal object: conversion consumes a value it can read, so one left here is a value
 // a v1alpha1 client sent that the server did not write.
 func validateNoPreservedFields(obj *operator.NginxOperator) field.ErrorList {
-	if _, found := obj.Annotations[PreservedFieldsAnnotation]; !found {
+	if _, found := obj.Annotations[operator.PreservedFieldsAnnotation]; !found {
 		return nil
 	}
-	return field.ErrorList{field.Forbidden(field.NewPath("metadata", "annotations").Key(PreservedFieldsAnnotation),
+	return field.ErrorList{field.Forbidden(field.NewPath("metadata", "annotations").Key(operator.PreservedFieldsAnnotation),
 		"reserved for the v1alpha1 representation: through v1alpha1 send back the value the server wrote, unchanged; through v1alpha2 set the fields instead")}
 }
 

@@ -74,7 +74,7 @@ func TestValidateNginxOperator(t *testing.T) {
 		{name: "namespace required", mutate: func(o *operator.NginxOperator) { o.Namespace = "" },
 			want: []string{"FieldValueRequired metadata.namespace"}},
 		{name: "reserved annotation", mutate: func(o *operator.NginxOperator) {
-			o.Annotations = map[string]string{PreservedFieldsAnnotation: "{}"}
+			o.Annotations = map[string]string{operator.PreservedFieldsAnnotation: "{}"}
 		}, want: []string{"FieldValueForbidden metadata.annotations[operator.example.com/v1alpha2-fields]"}},
 		{name: "image empty", mutate: func(o *operator.NginxOperator) { o.Spec.Image = "" },
 			want: []string{"FieldValueRequired spec.image"}},
@@ -232,7 +232,7 @@ func TestValidateNginxOperatorStatusUpdate(t *testing.T) {
 	}{
 		{name: "valid", status: operator.NginxOperatorStatus{
 			ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 2, AvailableReplicas: 1, Selector: "app=web", RealQPS: ptr.To[int64](1600),
-			Conditions: []metav1.Condition{{Type: operator.ConditionAvailable, Status: metav1.ConditionTrue, Reason: operator.ReasonOperatorSucceeded, LastTransitionTime: now}},
+			Conditions: []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, Reason: "OperatorSucceeded", LastTransitionTime: now}},
 		}},
 		{name: "negative counters", status: operator.NginxOperatorStatus{ObservedGeneration: -1, Replicas: -1, RealQPS: ptr.To[int64](-5)},
 			want: []string{"FieldValueInvalid status.observedGeneration", "FieldValueInvalid status.replicas", "FieldValueInvalid status.realQPS"}},

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package apiserver
 
 import (
 	"net/http"
@@ -52,6 +52,10 @@ func (a anonymousOnlyForHealth) AuthenticateRequest(req *http.Request) (*authent
 		Groups: []string{user.AllUnauthenticated},
 	}}, true, nil
 }
+
+// HealthPaths are the paths anyone may read, for the delegated authorizer's
+// always-allow list; a copy, so callers cannot change the policy.
+func HealthPaths() []string { return append([]string(nil), healthPaths...) }
 
 func isHealthPath(p string) bool {
 	for _, h := range healthPaths {

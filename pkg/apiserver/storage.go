@@ -14,38 +14,34 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package server
+package apiserver
 
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
-	"github.com/example/nginx-operator/pkg/apiserver"
 )
 
-// defaultStorageMediaType is how objects are written to etcd unless --storage-media-type
+// DefaultStorageMediaType is how objects are written to etcd unless --storage-media-type
 // says otherwise: protobuf, as kube-apiserver stores its built-in types (docs/design.md
 // has the measurement).
-const defaultStorageMediaType = runtime.ContentTypeProtobuf
+const DefaultStorageMediaType = runtime.ContentTypeProtobuf
 
-// applyStorageMediaType makes the etcd codec write --storage-media-type. The library's
-// simple storage factory ignores that flag and uses the codec it was given, so the codec
-// is built here, once the flag is parsed. Whatever the setting, it reads JSON, YAML and
-// protobuf alike: objects written under an earlier setting stay readable and are
-// rewritten in the current one on their next update.
-func (o *Options) applyStorageMediaType() error {
+// StorageCodec writes v1alpha2 objects to etcd in mediaType. The library's simple storage
+// factory ignores --storage-media-type and uses the codec in the storage configuration,
+// so the codec is built here. Whatever the setting, it reads JSON, YAML and protobuf
+// alike: objects written under an earlier setting stay readable and are rewritten in the
+// current one on their next update.
+func StorageCodec(mediaType string, config storagebackend.Config) (runtime.Codec, error) {
 	codec, _, err := serverstorage.NewStorageCodec(serverstorage.StorageCodecConfig{
-		StorageMediaType:  o.Recommended.Etcd.DefaultStorageMediaType,
-		StorageSerializer: apiserver.Codecs,
+		StorageMediaType:  mediaType,
+		StorageSerializer: Codecs,
 		StorageVersion:    v1alpha2.SchemeGroupVersion,
 		MemoryVersion:     operator.SchemeGroupVersion,
-		Config:            o.Recommended.Etcd.StorageConfig,
+		Config:            config,
 	})
-	if err != nil {
-		return err
-	}
-	o.Recommended.Etcd.StorageConfig.Codec = codec
-	return nil
+	return codec, err
 }
