@@ -17,6 +17,8 @@ ARG BINARIES=source
 FROM golang:${GO_VERSION} AS source
 WORKDIR /src
 COPY go.mod go.sum ./
+COPY pkg/apis/go.mod pkg/apis/go.sum pkg/apis/
+COPY pkg/generated/go.mod pkg/generated/go.sum pkg/generated/
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY cmd/ cmd/
 COPY pkg/ pkg/

@@ -19,9 +19,10 @@ bundle: ## The OLM bundle in bundle/ (ClusterServiceVersion, annotations, bundle
 	$(GO) -C hack build -o $(CURDIR)/$(BIN)/bundle ./bundle
 	$(BIN)/bundle
 
-# The product (.), its generators and image builders (hack/) and its test suites (test/) are
-# three Go modules; hack/tools is a fourth, for the Kubernetes binaries of the test cluster.
-MODULES := . hack test
+# Go modules: the product (.), its API types (pkg/apis) and generated clients (pkg/generated),
+# which clients import without the servers' dependencies, its generators and image builders
+# (hack/) and its test suites (test/); hack/tools builds the test cluster's Kubernetes binaries.
+MODULES := . pkg/apis pkg/generated hack test
 
 verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complains, or the modules disagree on the product's dependencies
 	./hack/verify-codegen.sh

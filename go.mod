@@ -3,7 +3,7 @@ module github.com/example/nginx-operator
 go 1.26.3
 
 require (
-	github.com/google/go-cmp v0.7.0
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/prometheus/client_golang v1.24.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
@@ -18,7 +18,7 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/controller-runtime v0.25.2
-	sigs.k8s.io/randfill v1.0.0
+	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2
 )
 
@@ -79,7 +79,6 @@ require (
 	github.com/prometheus/procfs v0.21.1 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/soheilhy/cmux v0.1.5 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/tmc/grpc-websocket-proxy v0.0.0-20220101234140-673ab2c3ae75 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xiang90/probing v0.0.0-20221125231312-a49e3df8f510 // indirect
@@ -125,4 +124,16 @@ require (
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
+)
+
+require (
+	github.com/example/nginx-operator/pkg/apis v0.0.0-00010101000000-000000000000
+	github.com/example/nginx-operator/pkg/generated v0.0.0-00010101000000-000000000000
+)
+
+// The API types and the generated clients are modules of their own, so that a client
+// needs neither the apiserver's nor the controller's dependencies; built from this tree.
+replace (
+	github.com/example/nginx-operator/pkg/apis => ./pkg/apis
+	github.com/example/nginx-operator/pkg/generated => ./pkg/generated
 )

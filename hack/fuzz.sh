@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target in the module for a bounded time, one at a time (go test -fuzz
+# Runs every Go fuzz target of the product's modules (., pkg/apis, pkg/generated) for a bounded time, one at a time (go test -fuzz
 # takes a single target per run). FUZZTIME sets the time per target (default 10s). A failing
 # input is written to <package>/testdata/fuzz/<Target>/, where plain go test replays it.
 # FUZZMINIMIZETIME bounds each minimization (default 2s; go test's own default of 60s lets
@@ -13,21 +13,23 @@ FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-2s}
 
 # Only packages whose test files declare a fuzz function are listed with go test -list:
 # listing runs TestMain, and test/e2e's starts a whole local control plane.
-packages=()
-while read -r pkg dir files; do
-  for f in ${files}; do
-    if grep -qE '^func Fuzz[[:alnum:]_]*\([[:alnum:]_]+ \*testing\.F\)' "${dir}/${f}"; then
-      packages+=("${pkg}")
-      break
-    fi
-  done
-done < <("${GO}" list -f '{{.ImportPath}} {{.Dir}} {{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}' ./...)
+packages=() dirs=()
+for module in . pkg/apis pkg/generated; do
+  while read -r pkg dir files; do
+    for f in ${files}; do
+      if grep -qE '^func Fuzz[[:alnum:]_]*\([[:alnum:]_]+ \*testing\.F\)' "${dir}/${f}"; then
+        packages+=("${pkg}") dirs+=("${dir}")
+        break
+      fi
+    done
+  done < <("${GO}" -C "${module}" list -f '{{.ImportPath}} {{.Dir}} {{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}' ./...)
+done
 
 failed=()
 count=0
-for pkg in "${packages[@]}"; do
-  dir=$("${GO}" list -f '{{.Dir}}' "${pkg}")
-  for target in $("${GO}" test -list '^Fuzz' "${pkg}" | grep '^Fuzz'); do
+for i in "${!packages[@]}"; do
+  pkg="${packages[$i]}" dir="${dirs[$i]}"
+  for target in $(cd "${dir}" && "${GO}" test -list '^Fuzz' . | grep '^Fuzz'); do
     count=$((count + 1))
     echo "=== FUZZ ${pkg} ${target} (${FUZZTIME})"
     # From the package directory, so a failing input lands in its testdata/fuzz.

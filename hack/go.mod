@@ -119,7 +119,15 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 )
 
-require github.com/example/nginx-operator v0.0.0-00010101000000-000000000000
+require (
+	github.com/example/nginx-operator v0.0.0-00010101000000-000000000000
+	github.com/example/nginx-operator/pkg/apis v0.0.0-00010101000000-000000000000
+	github.com/example/nginx-operator/pkg/generated v0.0.0-00010101000000-000000000000
+)
 
 // Built against the product in this repository, never a published version.
-replace github.com/example/nginx-operator => ../
+replace (
+	github.com/example/nginx-operator => ../
+	github.com/example/nginx-operator/pkg/apis => ../pkg/apis
+	github.com/example/nginx-operator/pkg/generated => ../pkg/generated
+)

@@ -2,7 +2,8 @@
 # make test: every suite of the three modules, in an order that keeps them from blurring each
 # other, then a summary with each step's result and time. Every step runs even when an
 # earlier one failed; the exit code is non-zero if any did.
-#   product   go test -race of the product module (cmd/, pkg/: unit tests)
+#   product   go test -race of the product's modules: cmd/ and pkg/, with the API types
+#             (pkg/apis) and generated clients (pkg/generated), which are modules of their own
 #   hack      the generators' and image builders' tests (module hack/)
 #   suites    integration, end-to-end (kwok stack) and, as root, the real-node deployment (module test/)
 #   faults    test/faults alone: it loads our apiserver on purpose and judges its health
@@ -23,7 +24,7 @@ step() { # step <name> <command...>
   if ((rc == 0)); then results+=(ok); else results+=("FAIL (exit ${rc})"); fi
 }
 
-step product "${GO}" test "${TEST_FLAGS[@]}" -timeout 20m ./...
+step product "${GO}" test "${TEST_FLAGS[@]}" -timeout 20m ./... ./pkg/apis/... ./pkg/generated/...
 step hack "${GO}" -C hack test "${TEST_FLAGS[@]}" -timeout 20m ./...
 mapfile -t suites < <("${GO}" -C test list ./... | grep -v '/test/faults$')
 step suites "${GO}" -C test test "${TEST_FLAGS[@]}" -timeout 40m "${suites[@]}"

@@ -97,8 +97,14 @@ require (
 
 require (
 	github.com/example/nginx-operator v0.0.0-00010101000000-000000000000
+	github.com/example/nginx-operator/pkg/apis v0.0.0-00010101000000-000000000000
+	github.com/example/nginx-operator/pkg/generated v0.0.0-00010101000000-000000000000
 	go.etcd.io/etcd/client/v3 v3.7.0
 )
 
 // Built against the product in this repository, never a published version.
-replace github.com/example/nginx-operator => ../
+replace (
+	github.com/example/nginx-operator => ../
+	github.com/example/nginx-operator/pkg/apis => ../pkg/apis
+	github.com/example/nginx-operator/pkg/generated => ../pkg/generated
+)

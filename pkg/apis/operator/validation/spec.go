@@ -40,10 +40,10 @@ const (
 	maxNodePort = 32767
 )
 
-// maxPorts bounds spec.ports and spec.service.ports. Kubernetes sets no such limit, but
+// MaxPorts bounds spec.ports and spec.service.ports. Kubernetes sets no such limit, but
 // every container port becomes a Service port (and an EndpointSlice port), and an
 // absurd list would be stored, listed and reconciled in full: refuse it up front.
-const maxPorts = 100
+const MaxPorts = 100
 
 // ValidateNginxOperatorSpec validates the desired state.
 func ValidateNginxOperatorSpec(spec *operator.NginxOperatorSpec, fldPath *field.Path) field.ErrorList {
@@ -84,9 +84,9 @@ func validatePorts(ports []corev1.ContainerPort, fldPath *field.Path) field.Erro
 	if len(ports) == 0 {
 		return field.ErrorList{field.Required(fldPath, "at least one port is required")}
 	}
-	if len(ports) > maxPorts {
+	if len(ports) > MaxPorts {
 		// One error for the list, not one per item of an absurd list.
-		return field.ErrorList{field.TooMany(fldPath, len(ports), maxPorts)}
+		return field.ErrorList{field.TooMany(fldPath, len(ports), MaxPorts)}
 	}
 	var allErrs field.ErrorList
 	names := sets.New[string]()
@@ -144,8 +144,8 @@ func validateService(svc *operator.ServiceSpec, containerPorts []corev1.Containe
 	if len(svc.Ports) == 0 {
 		allErrs = append(allErrs, field.Required(portsPath, "at least one port is required"))
 	}
-	if len(svc.Ports) > maxPorts {
-		return append(allErrs, field.TooMany(portsPath, len(svc.Ports), maxPorts))
+	if len(svc.Ports) > MaxPorts {
+		return append(allErrs, field.TooMany(portsPath, len(svc.Ports), MaxPorts))
 	}
 	protocolByName := make(map[string]corev1.Protocol, len(containerPorts))
 	for _, p := range containerPorts {

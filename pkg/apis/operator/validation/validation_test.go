@@ -185,7 +185,7 @@ func TestValidateNginxOperator(t *testing.T) {
 			want: []string{"FieldValueDuplicate spec.service.ports[1].port"}},
 		{name: "service ports empty", mutate: func(o *operator.NginxOperator) { o.Spec.Service.Ports = nil },
 			want: []string{"FieldValueRequired spec.service.ports"}},
-		{name: "100 ports", mutate: func(o *operator.NginxOperator) { setPorts(o, maxPorts) }},
+		{name: "100 ports", mutate: func(o *operator.NginxOperator) { setPorts(o, MaxPorts) }},
 		{name: "too many ports", mutate: func(o *operator.NginxOperator) { setPorts(o, 10000) },
 			want: []string{"FieldValueTooMany spec.ports", "FieldValueTooMany spec.service.ports"}},
 	}

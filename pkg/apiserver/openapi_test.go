@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package validation
+package apiserver
 
 import (
 	"testing"
@@ -23,6 +23,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/apis/operator/validation"
 	"github.com/example/nginx-operator/pkg/generated/openapi"
 )
 
@@ -39,8 +40,8 @@ func TestOpenAPIAnnouncesThePortLimit(t *testing.T) {
 			t.Fatalf("no OpenAPI definition %s", c.definition)
 		}
 		got := maxItems(def, c.property)
-		if got == nil || *got != maxPorts {
-			t.Errorf("%s.%s: OpenAPI maxItems %v, validation allows %d", c.definition, c.property, got, maxPorts)
+		if got == nil || *got != validation.MaxPorts {
+			t.Errorf("%s.%s: OpenAPI maxItems %v, validation allows %d", c.definition, c.property, got, validation.MaxPorts)
 		}
 	}
 }
