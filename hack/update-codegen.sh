@@ -46,11 +46,27 @@ kube::codegen::gen_openapi \
     --boilerplate "${BOILERPLATE}" \
     "${SCRIPT_ROOT}/pkg/apis"
 
-kube::codegen::gen_client \
+# client-gen, lister-gen, informer-gen and applyconfiguration-gen name the API by its
+# directory, and the go command finds a directory only in its main modules: the API
+# (pkg/apis) and the clients (pkg/generated) are modules of their own, so these generators
+# run in a workspace of this module, those two, and the code generator, which
+# kube_codegen.sh installs from its own directory.
+hack_tool models-schema >"${GEN_BIN}/models-schema.json"
+cat >"${GEN_BIN}/go.work" <<WORK
+go $(go mod edit -json | sed -n 's/^[[:space:]]*"Go": "\(.*\)",$/\1/p')
+
+use (
+	${SCRIPT_ROOT}
+	${SCRIPT_ROOT}/pkg/apis
+	${SCRIPT_ROOT}/pkg/generated
+	${CODEGEN_PKG}
+)
+WORK
+GOWORK="${GEN_BIN}/go.work" kube::codegen::gen_client \
     --with-watch \
     --prefers-protobuf \
     --with-applyconfig \
-    --applyconfig-openapi-schema <(hack_tool models-schema) \
+    --applyconfig-openapi-schema "${GEN_BIN}/models-schema.json" \
     --output-dir "${SCRIPT_ROOT}/pkg/generated" \
     --output-pkg "${THIS_PKG}/pkg/generated" \
     --boilerplate "${BOILERPLATE}" \
@@ -93,3 +109,6 @@ hack_tool crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.
 
 # The OLM bundle (bundle/, make bundle): from artifacts/deploy, with the API descriptions above.
 hack_tool bundle
+
+# The pictures in docs/ from their graphviz sources.
+"${SCRIPT_ROOT}/hack/update-diagrams.sh"

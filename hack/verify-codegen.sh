@@ -13,7 +13,7 @@ tar -C "${SCRIPT_ROOT}" --exclude=./.git --exclude=./bin --exclude=./.local --ex
 "${SCRATCH}/hack/update-codegen.sh" >/dev/null
 
 ret=0
-for path in pkg hack/api-rule-violations.list artifacts/bench bundle; do
+for path in pkg hack/api-rule-violations.list artifacts/bench bundle docs/request-path.svg; do
   diff -Naupr "${SCRIPT_ROOT}/${path}" "${SCRATCH}/${path}" || ret=1
 done
 if [[ ${ret} -ne 0 ]]; then

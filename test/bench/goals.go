@@ -21,7 +21,7 @@ import (
 	"math"
 )
 
-// goalSize is the measured size closest to want: the issue's goals speak of 5k objects,
+// goalSize is the measured size closest to want: the goals speak of 5k objects,
 // a shortened run judges them at the nearest size it has.
 func goalSize(sizes []int, want int) int {
 	best := sizes[0]
@@ -72,7 +72,7 @@ func bestRate(r *Result, op string, size int, target string) float64 {
 	return 0
 }
 
-// evaluateGoals judges the issue's targets. The CRD is always represented by its best
+// evaluateGoals judges the goals. The CRD is always represented by its best
 // served format (JSON, or CBOR when that is faster), so a goal is never met against a
 // handicapped baseline.
 func evaluateGoals(r *Result) []Goal {
@@ -186,7 +186,7 @@ func (r *Result) formatStatus(target, format string) string {
 }
 
 // controllerGoals judges the convergence run: time to converge against the lower bound
-// N / create rate as the issue words it, against the cluster's own baseline for the same
+// N / create rate as the goal words it, against the cluster's own baseline for the same
 // children (the floor the controller can actually reach), and writes during the steady
 // state afterwards.
 func controllerGoals(r *Result) []Goal {

@@ -78,7 +78,7 @@ func renderMarkdown(r *Result) string {
 	}
 	w("| date | %s |\n| command | `%s` |\n| duration | %s |\n\n", r.Started.Format("2006-01-02 15:04:05 MST"), r.Command, r.Duration)
 
-	w("## Targets of issue 9\n\n| goal | want | measured | |\n|---|---|---|---|\n")
+	w("## Goals\n\n| goal | want | measured | |\n|---|---|---|---|\n")
 	for _, g := range r.Goals {
 		status, measured := "not measured", g.Why
 		if g.Known {

@@ -109,7 +109,7 @@ type MemoryPoint struct {
 	PerObject     float64 `json:"bytesPerObject"`
 }
 
-// Goal is one target of the issue with the measured value.
+// Goal is one target of the benchmark with the measured value.
 type Goal struct {
 	Name     string  `json:"name"`
 	Want     string  `json:"want"`

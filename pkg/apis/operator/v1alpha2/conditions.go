@@ -43,10 +43,10 @@ const (
 	// ReasonOperandServiceFailed: the API server refused the Service, for example
 	// because a requested nodePort is already allocated; the message is the server's.
 	ReasonOperandServiceFailed = "OperandServiceFailed"
-	// ReasonRolloutInProgress (Available, Progressing): the Deployment is rolling out the
-	// current spec.
+	// ReasonRolloutInProgress (Progressing True): the Deployment is being created or is
+	// rolling out the current spec.
 	ReasonRolloutInProgress = "RolloutInProgress"
-	// ReasonRolloutComplete (Available, Progressing): the Deployment runs the current spec
-	// on enough available pods.
+	// ReasonRolloutComplete (Progressing False): the Deployment runs the current spec on
+	// all its pods.
 	ReasonRolloutComplete = "RolloutComplete"
 )
