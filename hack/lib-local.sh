@@ -8,15 +8,19 @@ LOG_DIR="${LOCAL_DIR}/logs"
 PID_DIR="${LOCAL_DIR}/pids"
 KUBECONFIG_FILE="${LOCAL_DIR}/kubeconfig"
 
-ETCD_PORT="${ETCD_PORT:-23790}"
-ETCD_PEER_PORT="${ETCD_PEER_PORT:-23800}"
-KUBE_APISERVER_PORT="${KUBE_APISERVER_PORT:-16443}"
-KCM_PORT="${KCM_PORT:-20257}"
-SCHEDULER_PORT="${SCHEDULER_PORT:-20259}"
-KWOK_PORT="${KWOK_PORT:-20247}"
-OPERATOR_APISERVER_PORT="${OPERATOR_APISERVER_PORT:-18443}"
-CONTROLLER_METRICS_PORT="${CONTROLLER_METRICS_PORT:-18080}"
-CONTROLLER_PROBE_PORT="${CONTROLLER_PROBE_PORT:-18081}"
+# The components in start order and their ports (defaults unless set in the environment)
+# come from hack/stack.txt; local-down stops them in reverse. Each starts only in the
+# stack that uses it.
+COMPONENTS=()
+while read -r component _ ports; do
+  [[ -z "${component}" || "${component}" == \#* ]] && continue
+  COMPONENTS+=("${component}")
+  for port in ${ports}; do
+    name="${port%%=*}"
+    printf -v "${name}" '%s' "${!name:-${port#*=}}"
+  done
+done <"${ROOT}/hack/stack.txt"
+unset component ports port name
 KUBECTL="${KUBECTL:-/usr/bin/kubectl}"
 # kubelet's defaults: a node Lease of 40s, judged by kube-controller-manager after 50s.
 NODE_LEASE_DURATION_SECONDS="${NODE_LEASE_DURATION_SECONDS:-40}"
@@ -42,10 +46,6 @@ CONTROLLER_EXTRA_FLAGS="${CONTROLLER_EXTRA_FLAGS:-}"
 # NODE=real adds this machine as a real node (kubelet, containerd, kube-proxy; needs
 # root) instead of kwok's fake nodes; see hack/lib-node.sh.
 NODE="${NODE:-}"
-
-# Components in start order; local-down stops them in reverse. Each starts only in the
-# mode that uses it.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok containerd coredns kubelet kube-proxy nginx-operator-apiserver nginx-operator-controller)
 
 # extra_flags <variable name>: prints the variable's space-separated flags one a line,
 # for mapfile.

@@ -14,9 +14,7 @@ NODE_IP="${NODE_IP:-10.88.0.1}"
 SERVICE_CIDR="${SERVICE_CIDR:-10.96.0.0/16}"
 FAKE_POD_CIDR="${FAKE_POD_CIDR:-10.244.0.0/16}"
 CONTAINERD_SOCK="${NODE_DIR}/containerd/containerd.sock"
-KUBELET_HEALTHZ_PORT="${KUBELET_HEALTHZ_PORT:-20248}"
-KUBE_PROXY_HEALTHZ_PORT="${KUBE_PROXY_HEALTHZ_PORT:-20256}"
-KUBE_PROXY_METRICS_PORT="${KUBE_PROXY_METRICS_PORT:-20249}"
+# Its ports (KUBELET_HEALTHZ_PORT, KUBE_PROXY_*_PORT) are in hack/stack.txt.
 # The iptables chain holding the traffic guards, in the filter table.
 GUARD_CHAIN="NGINX-OPERATOR-GUARD"
 # Chains kubelet creates for itself; kube-proxy --cleanup removes kube-proxy's own.

@@ -136,7 +136,7 @@ func run(ctx context.Context, o *options) (err error) {
 		}
 	}()
 	logf("starting a private local control plane in %s", stack.LocalDir)
-	if err := stack.Up(stackPorts, 3, 10*time.Minute); err != nil {
+	if err := stack.Up(3, 10*time.Minute); err != nil {
 		stack.DumpLogs(20)
 		return err
 	}

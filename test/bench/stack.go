@@ -41,9 +41,6 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// stackPorts are the port variables of hack/lib-local.sh; the stack gets free ones.
-var stackPorts = []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT", "KWOK_PORT", "OPERATOR_APISERVER_PORT", "CONTROLLER_METRICS_PORT", "CONTROLLER_PROBE_PORT"}
-
 // adminConfig is the stack admin's client configuration for a server.
 func adminConfig(localDir, host, caFile string) *rest.Config {
 	pki := filepath.Join(localDir, "pki")

@@ -36,10 +36,6 @@ var (
 	kc    framework.Kubectl
 )
 
-// stackPorts are the ports of the control plane and the node that the scripts bind.
-var stackPorts = []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT",
-	"KUBELET_HEALTHZ_PORT", "KUBE_PROXY_HEALTHZ_PORT", "KUBE_PROXY_METRICS_PORT"}
-
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -75,7 +71,7 @@ func run(m *testing.M) (code int) {
 		}
 	}()
 	start := time.Now()
-	if err := stack.Up(stackPorts, 3, 20*time.Minute); err != nil {
+	if err := stack.Up(3, 20*time.Minute); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		stack.DumpLogs(30)
 		return 1

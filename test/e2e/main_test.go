@@ -40,10 +40,6 @@ var (
 	kc    framework.Kubectl
 )
 
-// stackPorts are the ports of the local stack, each set through the environment variable
-// of the same name that hack/lib-local.sh reads.
-var stackPorts = []string{"ETCD_PORT", "ETCD_PEER_PORT", "KUBE_APISERVER_PORT", "KCM_PORT", "SCHEDULER_PORT", "KWOK_PORT", "OPERATOR_APISERVER_PORT", "CONTROLLER_METRICS_PORT", "CONTROLLER_PROBE_PORT"}
-
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -67,7 +63,7 @@ func run(m *testing.M) (code int) {
 		}
 	}()
 	start := time.Now()
-	if err := stack.Up(stackPorts, 3, 10*time.Minute); err != nil {
+	if err := stack.Up(3, 10*time.Minute); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		stack.DumpLogs(40)
 		return 1

@@ -280,7 +280,7 @@ func migrationStack(t *testing.T) *framework.Stack {
 		}
 	})
 	start := time.Now()
-	if err := s.Up(stackPorts, 3, 10*time.Minute); err != nil {
+	if err := s.Up(3, 10*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("own control plane (no nginx-operator controller) up in %s", framework.Describe(time.Since(start)))

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -62,10 +63,23 @@ func (s *Stack) environ() []string {
 	return env
 }
 
-// Up runs hack/local-up.sh with the given port variables set to free ports. A port
-// found free can be taken by another process (the suites run in parallel) before a
-// component binds it, so a start that failed on a bind error is retried on new ports.
-func (s *Stack) Up(portVars []string, attempts int, timeout time.Duration) error {
+// Kind is the kind of stack the scripts start: a real node when NODE=real is among Extra.
+func (s *Stack) Kind() StackKind {
+	if slices.Contains(s.Extra, "NODE=real") {
+		return RealStack
+	}
+	return KwokStack
+}
+
+// Up runs hack/local-up.sh with every port variable of the stack (hack/stack.txt) set to a
+// free port. A port found free can be taken by another process (the suites run in
+// parallel) before a component binds it, so a start that failed on a bind error is retried
+// on new ports.
+func (s *Stack) Up(attempts int, timeout time.Duration) error {
+	portVars, err := PortVars(s.RepoRoot, s.Kind())
+	if err != nil {
+		return err
+	}
 	for attempt := 1; ; attempt++ {
 		for _, name := range portVars {
 			port, err := FreePort()
