@@ -22,6 +22,9 @@ KUBELET_CHAINS=(KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT)
 # Paths kubelet, containerd and the CNI plugins insist on, outside NODE_DIR; what this
 # node adds there is removed on teardown, what was there before stays.
 NODE_FIXED_DIRS=(/var/log/containers /var/log/pods /var/lib/kubelet /var/lib/cni /run/netns /run/containerd /opt/containerd)
+# Names the LOCAL_DIR of the stack whose real node holds the host's shared names, so a
+# later stack can tell who holds them, and whether that stack is still alive.
+NODE_OWNER_FILE="${NODE_OWNER_FILE:-/run/nginx-operator-real-node}"
 
 require_root() {
   if [[ "$(id -u)" != 0 ]]; then
@@ -49,11 +52,42 @@ new_entries() {
 save_state() { [[ -f "${NODE_DIR}/saved-$1" ]] || echo "$2" >"${NODE_DIR}/saved-$1"; }
 
 # --- network and guards: before kube-apiserver, kube-proxy, kubelet or any pod --------
+# host_node_exists: true while the host has a real node's bridge or guard chain.
+host_node_exists() {
+  ip link show "${NODE_BRIDGE}" >/dev/null 2>&1 || iptables -w -S "${GUARD_CHAIN}-IN" >/dev/null 2>&1
+}
+
+# stack_has_live_process <local-dir>: true when any process recorded in that stack's PID
+# files still runs as that stack's (its command line names the directory).
+stack_has_live_process() {
+  local dir="$1" pidfile pid
+  for pidfile in "${dir}"/pids/*.pid; do
+    [[ -f "${pidfile}" ]] || continue
+    pid="$(cat "${pidfile}")"
+    alive "${pid}" && tr '\0' ' ' <"/proc/${pid}/cmdline" 2>/dev/null | grep -qF -- "${dir}/" && return 0
+  done
+  return 1
+}
+
+# reclaim_abandoned_node: when the real node on this host belongs to a stack none of whose
+# processes run any more (its test or session was killed before its teardown), runs that
+# stack's own teardown, keeping its logs. A live owner, or one unknown, is left alone.
+reclaim_abandoned_node() {
+  local owner
+  owner="$(cat "${NODE_OWNER_FILE}" 2>/dev/null)" || return 1
+  [[ -n "${owner}" && "${owner}" != "${LOCAL_DIR}" && -f "${owner}/node/owns-host-network" ]] || return 1
+  stack_has_live_process "${owner}" && return 1
+  log "the real node of ${owner} was abandoned (none of its processes runs); tearing it down with its local-down.sh, logs kept" >&2
+  LOCAL_DIR="${owner}" NODE=real KEEP_STATE=1 "$(dirname "${BASH_SOURCE[0]}")/local-down.sh" >&2
+}
+
 node_network_up() {
   mkdir -p "${NODE_DIR}"
   # One real node per machine: the bridge, the guards and the fixed paths are shared.
-  if ip link show "${NODE_BRIDGE}" >/dev/null 2>&1 || iptables -w -S "${GUARD_CHAIN}-IN" >/dev/null 2>&1; then
-    log "another real node runs on this machine (bridge ${NODE_BRIDGE} or chain ${GUARD_CHAIN}-IN exists); stop it with its 'make down' (LOCAL_DIR of that stack) first" >&2
+  if host_node_exists && ! { reclaim_abandoned_node && ! host_node_exists; }; then
+    local owner
+    owner="$(cat "${NODE_OWNER_FILE}" 2>/dev/null || echo "unknown: ${NODE_OWNER_FILE} is missing")"
+    log "another real node runs on this machine (bridge ${NODE_BRIDGE} or chain ${GUARD_CHAIN}-IN exists; its stack: ${owner}); stop it with LOCAL_DIR=<its stack> make down first" >&2
     return 1
   fi
   # Teardown removes kubelet's and kube-proxy's chains, which have fixed names: a machine
@@ -67,6 +101,7 @@ node_network_up() {
   done
   # From here on the host changes are this stack's, and its teardown undoes them.
   touch "${NODE_DIR}/owns-host-network"
+  echo "${LOCAL_DIR}" >"${NODE_OWNER_FILE}"
   local dir
   for dir in "${NODE_FIXED_DIRS[@]}"; do
     if [[ -d "${dir}" ]]; then ls -A "${dir}" | sort >"${NODE_DIR}/before${dir//\//_}"; else echo "<absent>" >"${NODE_DIR}/before${dir//\//_}"; fi
@@ -363,5 +398,6 @@ node_cleanup() {
   # Cleaned up: a later teardown of this directory must not touch the host again (by
   # then the names may belong to another stack).
   rm -f "${NODE_DIR}/owns-host-network"
+  [[ "$(cat "${NODE_OWNER_FILE}" 2>/dev/null)" == "${LOCAL_DIR}" ]] && rm -f "${NODE_OWNER_FILE}"
   log "removed node ${NODE_NAME}: processes, mounts, network namespaces, iptables rules, bridge and route"
 }

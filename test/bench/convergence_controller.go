@@ -23,17 +23,17 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // controllerProcess is bin/controller started by the convergence scenario, with its
 // metrics, probes and pprof on free loopback ports.
 type controllerProcess struct {
-	cmd        *exec.Cmd
-	exited     chan struct{}
+	proc       *framework.Process
 	MetricsURL string
 	PprofURL   string
 	LogFile    string
@@ -66,25 +66,18 @@ func tryStartController(ctx context.Context, repoRoot, localDir string) (*contro
 	if err := os.MkdirAll(filepath.Dir(logFile), 0o755); err != nil {
 		return nil, err
 	}
-	out, err := os.Create(logFile)
-	if err != nil {
-		return nil, err
-	}
-	defer out.Close() // the child holds its own descriptor
-	cmd := exec.Command(filepath.Join(repoRoot, "bin", "controller"),
+	proc, err := framework.StartProcess(logFile, filepath.Join(repoRoot, "bin", "controller"),
 		"--kubeconfig", filepath.Join(localDir, "nginx-operator-controller.kubeconfig"),
 		"--leader-elect=false",
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probe),
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprof))
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s (make build first): %w", cmd.Path, err)
+	if err != nil {
+		return nil, fmt.Errorf("%w (make build first)", err)
 	}
-	p := &controllerProcess{cmd: cmd, exited: make(chan struct{}), LogFile: logFile,
+	p := &controllerProcess{proc: proc, LogFile: logFile,
 		MetricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),
 		PprofURL:   fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprof)}
-	go func() { _ = cmd.Wait(); close(p.exited) }()
 
 	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", probe)
 	deadline := time.Now().Add(2 * time.Minute)
@@ -96,7 +89,7 @@ func tryStartController(ctx context.Context, repoRoot, localDir string) (*contro
 			}
 		}
 		select {
-		case <-p.exited:
+		case <-proc.Exited():
 			return nil, fmt.Errorf("the controller exited while starting; see %s", logFile)
 		case <-ctx.Done():
 			p.Stop()
@@ -111,20 +104,7 @@ func tryStartController(ctx context.Context, repoRoot, localDir string) (*contro
 }
 
 // Stop ends the process it started, by PID: TERM, then KILL after 15 seconds.
-func (p *controllerProcess) Stop() {
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(15 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
-}
+func (p *controllerProcess) Stop() { p.proc.Stop(syscall.SIGTERM, 15*time.Second) }
 
 // Scrape reads the controller's metrics.
 func (p *controllerProcess) Scrape(ctx context.Context) (metricSnapshot, error) {

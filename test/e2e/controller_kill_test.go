@@ -85,9 +85,9 @@ func TestControllerKilledDuringConvergence(t *testing.T) {
 			return
 		}
 		waitFor(t, 30*time.Second, "the killed controller to exit", func() bool { return !alive(pid) })
-		cmd := startDetached(t, args, "nginx-operator-controller.log")
+		proc := startDetached(t, args, "nginx-operator-controller.log")
 		restarted = time.Now()
-		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(proc.PID())), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

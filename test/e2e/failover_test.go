@@ -20,13 +20,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestControllerLeaderFailover runs a second controller beside the one local-up.sh
@@ -57,7 +58,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 	t.Cleanup(func() {
 		// Until it replaces the leader in the PID file, nothing else would stop it.
 		if t.Failed() {
-			_ = standby.Process.Kill()
+			_ = standby.Kill()
 		}
 	})
 	time.Sleep(5 * time.Second)
@@ -82,7 +83,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	// local-down.sh and the other tests now use the standby.
-	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(standby.Process.Pid)), 0o644); err != nil {
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(standby.PID())), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ports["CONTROLLER_METRICS_PORT"], ports["CONTROLLER_PROBE_PORT"] = metricsPort, probePort
@@ -128,7 +129,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 // metrics and probe ports and waits for its /readyz. A port found free can be taken
 // before the controller binds it (other suites run in parallel), so a start that fails
 // on a bind error is retried on new ports.
-func startStandbyController(t *testing.T, leaderArgs []string) (*exec.Cmd, int, int) {
+func startStandbyController(t *testing.T, leaderArgs []string) (*framework.Process, int, int) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		metricsPort, probePort := mustFreePort(t), mustFreePort(t)
@@ -138,7 +139,7 @@ func startStandbyController(t *testing.T, leaderArgs []string) (*exec.Cmd, int, 
 		standby := startDetached(t, args, logName)
 		exited := false
 		waitFor(t, time.Minute, "the standby's /readyz", func() bool {
-			if !alive(standby.Process.Pid) {
+			if !standby.Running() {
 				exited = true
 				return true
 			}
@@ -152,8 +153,7 @@ func startStandbyController(t *testing.T, leaderArgs []string) (*exec.Cmd, int, 
 		if !exited {
 			return standby, metricsPort, probePort
 		}
-		log, _ := os.ReadFile(filepath.Join(localDir, "logs", logName))
-		if attempt == 3 || !strings.Contains(string(log), "address already in use") {
+		if log := standby.Log(); attempt == 3 || !strings.Contains(log, "address already in use") {
 			t.Fatalf("the standby controller exited:\n%s", log)
 		}
 	}

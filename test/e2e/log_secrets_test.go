@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -28,6 +27,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestLogHoldsNoBearerToken sends a ServiceAccount's bearer token to our apiserver, which
@@ -154,28 +155,13 @@ func startVerboseCopy(t *testing.T, args []string, level int) verboseInstance {
 		cmdline := replaceFlag(args, "--secure-port", strconv.Itoa(port))
 		cmdline = replaceFlag(cmdline, "--data-dir", filepath.Join(dir, fmt.Sprintf("data-%d", attempt)))
 		cmdline = append(cmdline, fmt.Sprintf("-v=%d", level))
-		out, err := os.Create(inst.log)
+		proc, err := framework.StartProcess(inst.log, cmdline...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(cmdline[0], cmdline[1:]...)
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); out.Close(); close(exited) }()
-		t.Cleanup(func() {
-			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		})
+		t.Cleanup(func() { proc.Stop(syscall.SIGTERM, 30*time.Second) })
 		start := time.Now()
-		if readyOrExited(t, port, exited, 2*time.Minute) {
+		if readyOrExited(t, port, proc.Exited(), 2*time.Minute) {
 			t.Logf("our apiserver at -v=%d on port %d ready in %s", level, port, time.Since(start).Round(time.Millisecond))
 			return inst
 		}

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,24 +27,19 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // startDetached starts a component like local-up.sh does (own session, log file under
-// the stack's logs) and reaps it when it exits.
-func startDetached(t *testing.T, args []string, logName string) *exec.Cmd {
+// the stack's logs); local-down.sh stops it once its PID is in the component's PID file.
+func startDetached(t *testing.T, args []string, logName string) *framework.Process {
 	t.Helper()
-	logFile, err := os.OpenFile(filepath.Join(localDir, "logs", logName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	p, err := framework.StartDetached(filepath.Join(localDir, "logs", logName), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = cmd.Wait(); logFile.Close() }()
-	return cmd
+	return p
 }
 
 func processArgs(pidFile string) ([]string, error) {
@@ -118,9 +112,9 @@ func stopOperatorAPIServer(t *testing.T) (restart func() time.Time) {
 	var ready time.Time
 	restart = func() time.Time {
 		once.Do(func() {
-			cmd := startDetached(t, args, "nginx-operator-apiserver.log")
+			proc := startDetached(t, args, "nginx-operator-apiserver.log")
 			// local-down.sh stops the new process through the same PID file.
-			if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+			if err := os.WriteFile(pidFile, []byte(strconv.Itoa(proc.PID())), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			client := adminHTTPClient(t)

@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // etcdBinary is the etcd that `make tools` builds, named by ETCD_BIN in
@@ -58,7 +60,7 @@ type etcdServer struct {
 	t                    testing.TB
 	binary, dataDir      string
 	clientPort, peerPort int
-	proc                 *process
+	proc                 *framework.Process
 	logFile              string
 }
 
@@ -105,7 +107,7 @@ func (e *etcdServer) clientURL() string { return fmt.Sprintf("http://127.0.0.1:%
 func (e *etcdServer) launch() error {
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", e.peerPort)
 	e.logFile = filepath.Join(e.dataDir, fmt.Sprintf("etcd-%d.log", time.Now().UnixNano()))
-	proc, err := startProcess("etcd", e.logFile, e.binary,
+	proc, err := framework.StartProcess(e.logFile, e.binary,
 		"--name", "faults",
 		"--data-dir", filepath.Join(e.dataDir, "data"),
 		"--listen-client-urls", e.clientURL(), "--advertise-client-urls", e.clientURL(),
@@ -120,7 +122,7 @@ func (e *etcdServer) launch() error {
 	deadline := time.Now().Add(time.Minute)
 	for !e.healthy() {
 		select {
-		case <-proc.exited:
+		case <-proc.Exited():
 			out := readFile(e.logFile)
 			if strings.Contains(out, "address already in use") {
 				return fmt.Errorf("etcd ports %d/%d: %w", e.clientPort, e.peerPort, errPortTaken)
@@ -155,6 +157,10 @@ func (e *etcdServer) healthy() bool {
 }
 
 // kill sends SIGKILL to the etcd process, by PID, and waits for it to be gone.
-func (e *etcdServer) kill() { e.proc.kill(e.t) }
+func (e *etcdServer) kill() {
+	if err := e.proc.Kill(); err != nil {
+		e.t.Fatal(err)
+	}
+}
 
-func (e *etcdServer) stop() { e.proc.stop(syscall.SIGTERM) }
+func (e *etcdServer) stop() { e.proc.Stop(syscall.SIGTERM, 30*time.Second) }

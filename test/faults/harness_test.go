@@ -27,7 +27,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // apiserverBinary is built once for the package by TestMain.
@@ -57,11 +57,8 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	apiserverBinary = filepath.Join(dir, "apiserver")
-	build := exec.Command("go", "build", "-o", apiserverBinary, "./cmd/apiserver")
-	build.Dir = filepath.Join("..", "..") // the product module: built with its own go.mod, as shipped
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building apiserver:", err)
+	if err := framework.BuildProduct(filepath.Join("..", ".."), apiserverBinary, "./cmd/apiserver"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
@@ -75,7 +72,7 @@ type apiserver struct {
 	dataDir string
 	args    []string
 	port    int
-	proc    *process
+	proc    *framework.Process
 	logFile string
 	config  *rest.Config
 	client  *clientset.Clientset
@@ -118,7 +115,7 @@ func (s *apiserver) tryStart() error {
 	s.logFile = filepath.Join(s.dataDir, fmt.Sprintf("apiserver-%d.log", s.port))
 	args := append([]string{"--standalone", "--data-dir", s.dataDir,
 		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, s.args...)
-	proc, err := startProcess("apiserver", s.logFile, apiserverBinary, args...)
+	proc, err := framework.StartProcess(s.logFile, append([]string{apiserverBinary}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -134,7 +131,7 @@ func (s *apiserver) tryStart() error {
 			}
 		}
 		select {
-		case <-proc.exited:
+		case <-proc.Exited():
 			out := readFile(s.logFile)
 			if strings.Contains(out, "address already in use") {
 				return fmt.Errorf("port %d: %w", s.port, errPortTaken)
@@ -204,13 +201,17 @@ func (s *apiserver) ready(ctx context.Context) (bool, string) {
 	return false, fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.Join(failed, "; "))
 }
 
-func (s *apiserver) pid() int { return s.proc.pid() }
+func (s *apiserver) pid() int { return s.proc.PID() }
 
 // kill sends SIGKILL to the process it started, by PID, and waits for it to be gone.
-func (s *apiserver) kill() { s.proc.kill(s.t) }
+func (s *apiserver) kill() {
+	if err := s.proc.Kill(); err != nil {
+		s.t.Fatal(err)
+	}
+}
 
 // stop ends the process gracefully, by PID, unless it is already gone.
-func (s *apiserver) stop() { s.proc.stop(os.Interrupt) }
+func (s *apiserver) stop() { s.proc.Stop(os.Interrupt, 30*time.Second) }
 
 // logTailOnFailure prints the end of the server's log when the test failed: the data
 // directory, and the log with it, is removed afterwards.

@@ -25,7 +25,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,6 +34,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 var apiserverBinary string
@@ -50,13 +50,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	apiserverBinary = filepath.Join(dir, "apiserver")
-	build := exec.Command("go", "build", "-o", apiserverBinary,
-		"-ldflags", "-X github.com/example/nginx-operator/pkg/version.gitVersion="+builtVersion,
-		"./cmd/apiserver")
-	build.Dir = filepath.Join("..", "..") // the product module: built with its own go.mod, as shipped
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building apiserver:", err)
+	if err := framework.BuildProduct(filepath.Join("..", ".."), apiserverBinary, "./cmd/apiserver",
+		"-X github.com/example/nginx-operator/pkg/version.gitVersion="+builtVersion); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -69,8 +65,7 @@ type server struct {
 	t       testing.TB
 	dataDir string
 	port    int
-	cmd     *exec.Cmd
-	exited  chan struct{}
+	proc    *framework.Process
 	config  *rest.Config
 	client  *clientset.Clientset
 }
@@ -98,19 +93,14 @@ var errPortTaken = errors.New("the port was taken before the apiserver could bin
 
 func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
 	t.Helper()
-	s := &server{t: t, dataDir: dataDir, port: pickPort(t), exited: make(chan struct{})}
-	logFile, err := os.Create(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)))
+	s := &server{t: t, dataDir: dataDir, port: pickPort(t)}
+	argv := append([]string{apiserverBinary, "--standalone", "--data-dir", dataDir,
+		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, extraArgs...)
+	proc, err := framework.StartProcess(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)), argv...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"--standalone", "--data-dir", dataDir,
-		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, extraArgs...)
-	s.cmd = exec.Command(apiserverBinary, args...)
-	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = s.cmd.Wait(); logFile.Close(); close(s.exited) }()
+	s.proc = proc
 	t.Cleanup(s.stop)
 
 	started := time.Now()
@@ -123,8 +113,8 @@ func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, 
 			}
 		}
 		select {
-		case <-s.exited:
-			log := readFile(logFile.Name())
+		case <-proc.Exited():
+			log := proc.Log()
 			if strings.Contains(log, "bind: address already in use") {
 				return nil, fmt.Errorf("port %d: %w", s.port, errPortTaken)
 			}
@@ -132,7 +122,7 @@ func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, 
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("apiserver not ready within 90s; log: %s", readFile(logFile.Name()))
+			return nil, fmt.Errorf("apiserver not ready within 90s; log: %s", proc.Log())
 		}
 	}
 }
@@ -157,23 +147,7 @@ func (s *server) loadClients() error {
 }
 
 // stop terminates the process it started, by PID, and waits for it.
-func (s *server) stop() {
-	if s.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-s.exited:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
+func (s *server) stop() { s.proc.Stop(os.Interrupt, 30*time.Second) }
 
 func (s *server) url(path string) string {
 	return fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path)
@@ -204,9 +178,4 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-func readFile(name string) string {
-	data, _ := os.ReadFile(name)
-	return string(data)
 }

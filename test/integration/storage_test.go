@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -42,7 +41,7 @@ var etcdURLInLog = regexp.MustCompile(`Started embedded etcd.* url="(http://[^"]
 // storedObjects reads the raw NginxOperator values from the server's embedded etcd, by name.
 func storedObjects(t testing.TB, s *server) map[string][]byte {
 	t.Helper()
-	match := etcdURLInLog.FindStringSubmatch(readFile(filepath.Join(s.dataDir, fmt.Sprintf("apiserver-%d.log", s.port))))
+	match := etcdURLInLog.FindStringSubmatch(s.proc.Log())
 	if match == nil {
 		t.Fatal("embedded etcd URL not in the apiserver log")
 	}

@@ -1,3 +1,5 @@
+//go:build !linux
+
 /*
 Copyright The nginx-operator Authors.
 
@@ -14,12 +16,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package faults
+package framework
 
 import "syscall"
 
-// dieWithTheTest makes the kernel kill a started apiserver or etcd when the test binary
-// dies, so a test killed by -timeout leaves nothing holding ports: its cleanups never run.
+// dieWithTheTest: a process group of its own; only Linux can tie the child's life to
+// the test binary's, so elsewhere a test killed by -timeout may leave it running.
 func dieWithTheTest() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Setpgid: true}
 }

@@ -1,0 +1,122 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Process is one child process a test started, handled by its PID only: tests never
+// look processes up by name, so a developer's own etcd or apiserver is never touched.
+type Process struct {
+	Name    string // the binary's base name, for messages
+	LogPath string // its stdout and stderr
+	cmd     *exec.Cmd
+	exited  chan struct{}
+}
+
+// StartProcess starts argv with its output into logPath (created anew). It runs in its
+// own process group, so a Ctrl-C on the test reaches the test first and its cleanups stop
+// the process, and on Linux the kernel kills it when the test binary dies: a test killed
+// by -timeout runs no cleanups and must leave nothing holding ports.
+func StartProcess(logPath string, argv ...string) (*Process, error) {
+	return start(logPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, dieWithTheTest(), argv)
+}
+
+// StartDetached starts argv the way hack/local-up.sh starts a component: in a session of
+// its own, outliving the test binary, its output appended to logPath. It is for processes
+// that replace a component of a stack, which local-down.sh later stops through its PID file.
+func StartDetached(logPath string, argv ...string) (*Process, error) {
+	return start(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, &syscall.SysProcAttr{Setsid: true}, argv)
+}
+
+func start(logPath string, flags int, attr *syscall.SysProcAttr, argv []string) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("no command to start")
+	}
+	log, err := os.OpenFile(logPath, flags, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{Name: filepath.Base(argv[0]), LogPath: logPath, cmd: exec.Command(argv[0], argv[1:]...), exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = log, log
+	p.cmd.SysProcAttr = attr
+	if err := p.cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	// Reaping here keeps an exited child from lingering as a zombie that looks alive.
+	go func() { _ = p.cmd.Wait(); log.Close(); close(p.exited) }()
+	return p, nil
+}
+
+// PID is the process's ID.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
+// Exited is closed once the process is gone.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Running reports whether the process has not exited yet.
+func (p *Process) Running() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// Kill sends SIGKILL and returns once the process is gone.
+func (p *Process) Kill() error {
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil && p.Running() {
+		return fmt.Errorf("killing %s (pid %d): %w", p.Name, p.PID(), err)
+	}
+	<-p.exited
+	return nil
+}
+
+// Stop sends sig and, if the process is still there after grace, SIGKILL (then killed
+// is true); it returns once the process is gone. Stopping a nil or exited process does
+// nothing, so Stop can be a cleanup registered before the start succeeded.
+func (p *Process) Stop(sig os.Signal, grace time.Duration) (killed bool) {
+	if p == nil || !p.Running() {
+		return false
+	}
+	_ = p.cmd.Process.Signal(sig)
+	select {
+	case <-p.exited:
+		return false
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		return true
+	}
+}
+
+// Log returns what the process has written so far.
+func (p *Process) Log() string {
+	b, err := os.ReadFile(p.LogPath)
+	if err != nil {
+		return fmt.Sprintf("(reading %s: %v)", p.LogPath, err)
+	}
+	return string(b)
+}
