@@ -31,12 +31,12 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     ldflags="-s -w"; \
     if [ -n "${VERSION}" ]; then ldflags="${ldflags} -X ${pkg}.gitVersion=${VERSION}"; fi; \
     if [ -n "${REVISION}" ]; then ldflags="${ldflags} -X ${pkg}.gitCommit=${REVISION}"; fi; \
-    for cmd in apiserver controller; do \
+    for cmd in apiserver controller etcd-snapshot; do \
       CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "${ldflags}" -o /out/${cmd} ./cmd/${cmd}; \
     done
 
 FROM scratch AS prebuilt
-COPY _output/images/bin/apiserver _output/images/bin/controller /out/
+COPY _output/images/bin/apiserver _output/images/bin/controller _output/images/bin/etcd-snapshot /out/
 
 # The stage BINARIES names (COPY --from cannot expand a build argument). The ":-source"
 # repeats the default because buildah (1.28) decides which stages to skip from the
@@ -47,11 +47,11 @@ FROM scratch
 ARG VERSION
 ARG REVISION
 LABEL org.opencontainers.image.title="nginx-operator" \
-      org.opencontainers.image.description="Aggregated API server (/apiserver) and controller (/controller) for NginxOperator" \
+      org.opencontainers.image.description="Aggregated API server (/apiserver), controller (/controller) and etcd backup (/etcd-snapshot) for NginxOperator" \
       org.opencontainers.image.source="https://github.com/example/nginx-operator" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
-COPY --from=binaries /out/apiserver /out/controller /
+COPY --from=binaries /out/apiserver /out/controller /out/etcd-snapshot /
 USER 65532:65532
 CMD ["/apiserver"]

@@ -157,13 +157,18 @@ elif [[ -n $cluster_ca ]]; then
 else
   new_ca etcd-ca "$ETCD_SERVICE-ca"
 fi
-# The names the apiserver and the members dial: the StatefulSet pods' DNS names under the
-# headless Service (the wildcard covers further members), with and without .cluster.local;
+# The names the apiserver and the members dial: each member's DNS name under the headless
+# Service (the wildcard covers members added later), with and without .cluster.local;
 # localhost and 127.0.0.1 for etcdctl inside the pod.
 etcd_domain=$ETCD_SERVICE.$NAMESPACE.svc
-etcd_names="DNS:$ETCD_STATEFULSET-0.$etcd_domain, DNS:*.$etcd_domain, DNS:$etcd_domain"
-etcd_names+=", DNS:$ETCD_STATEFULSET-0.$etcd_domain.cluster.local, DNS:*.$etcd_domain.cluster.local, DNS:$etcd_domain.cluster.local"
-etcd_names+=", DNS:localhost, IP:127.0.0.1"
+etcd_names=
+for suffix in "" .cluster.local; do
+  for member in 0 1 2; do
+    etcd_names+="DNS:$ETCD_STATEFULSET-$member.$etcd_domain$suffix, "
+  done
+  etcd_names+="DNS:*.$etcd_domain$suffix, DNS:$etcd_domain$suffix, "
+done
+etcd_names+="DNS:localhost, IP:127.0.0.1"
 for kind in server peer client; do
   case $kind in
     # etcd's HTTP gateway (/v3/* over HTTP/JSON) dials etcd's own gRPC server with the

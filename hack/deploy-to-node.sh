@@ -4,7 +4,8 @@
 # overlay (kubectl apply -k), then hack/deploy-certs.sh. The overlay changes two things, both
 # because this cluster has no registry and no storage provisioner: the image references point
 # at the images hack/images built (already imported into the node's containerd by
-# local-up.sh), and it adds a hostPath PersistentVolume on the node for etcd's claim.
+# local-up.sh), and it adds hostPath PersistentVolumes on the node for etcd's claims (one per
+# member, and the backups'). It also adds the backup component (components/etcd-backup).
 # Returns when both APIServices are Available.
 #
 # Usage: hack/deploy-to-node.sh [operator image reference]
@@ -12,40 +13,34 @@
 #   a different tag, already imported into the node, rolls the apiserver and the controller to it.
 set -Eeuo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib-etcd-volumes.sh"
 source "${ROOT}/_output/images/images.env"
 require_root
 k() { "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" "$@"; }
 operator_image="${1:-${NGINX_OPERATOR_IMAGE}}"
 
-# etcd runs as 65532 and kubelet does not chown hostPath volumes, so the directory is
-# prepared here, as an administrator prepares a local volume.
-volume="${NODE_DIR}/volumes/nginx-operator-etcd-0"
-mkdir -p "${volume}" && chown 65532:65532 "${volume}" && chmod 0700 "${volume}"
 # An overlay of the base artifacts/deploy that sets the image references and adds the
-# PersistentVolume; kustomize loads a base only through a relative path.
+# PersistentVolumes; kustomize loads a base only through a relative path.
 work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
-cat >"${work}/etcd-volume.yaml" <<YAML
-apiVersion: v1
-kind: PersistentVolume
-metadata:
-  name: nginx-operator-etcd-0
-  labels:
-    app.kubernetes.io/part-of: nginx-operator
-spec:
-  capacity: {storage: 1Gi}
-  accessModes: [ReadWriteOnce]
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: ""
-  claimRef: {namespace: nginx-operator-system, name: data-nginx-operator-etcd-0}
-  hostPath: {path: ${volume}, type: Directory}
-YAML
+# One hostPath PersistentVolume per etcd member, and one for the backups, each bound to its
+# claim, as an administrator provisions local volumes (hack/lib-etcd-volumes.sh).
+etcd_members="$(sed -n 's/^  replicas: \([0-9]*\)$/\1/p' "${ROOT}/artifacts/deploy/20-etcd.yaml")"
+volumes=(etcd-backups.yaml)
+backups_pv >"${work}/etcd-backups.yaml"
+for ((member = 0; member < etcd_members; member++)); do
+  member_pv "${member}" >"${work}/etcd-volume-${member}.yaml"
+  volumes+=("etcd-volume-${member}.yaml")
+done
 cat >"${work}/kustomization.yaml" <<YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
   - $(realpath --relative-to="${work}" "${ROOT}/artifacts/deploy")
-  - etcd-volume.yaml
+$(printf '  - %s\n' "${volumes[@]}")
+# The whole system, with scheduled backups (a snapshot every 6 hours into the backup volume).
+components:
+  - $(realpath --relative-to="${work}" "${ROOT}/artifacts/overlays/components/etcd-backup")
 images:
   - {name: example.com/nginx-operator, newName: ${operator_image%:*}, newTag: ${operator_image##*:}}
   - {name: registry.k8s.io/etcd, newName: ${ETCD_IMAGE%:*}, newTag: ${ETCD_IMAGE##*:}}
@@ -65,4 +60,4 @@ k -n nginx-operator-system rollout status deployment/nginx-operator-apiserver --
 k -n nginx-operator-system rollout status deployment/nginx-operator-controller --timeout 180s >/dev/null
 wait_for "APIServices Available" 180 \
   k wait --for=condition=Available --timeout=5s apiservice/v1alpha2.operator.example.com apiservice/v1alpha1.operator.example.com
-log "nginx-operator runs on node ${NODE_NAME}: etcd, 2 apiservers and 2 controllers; APIServices Available"
+log "nginx-operator runs on node ${NODE_NAME}: ${etcd_members} etcd members, 2 apiservers and 2 controllers; APIServices Available"

@@ -48,6 +48,7 @@ type base struct {
 	services            []corev1.Service
 	deployments         []appsv1.Deployment
 	statefulSets        []appsv1.StatefulSet
+	cronJobs            []string // names; etcd's maintenance, applied with etcd
 	clusterRoles        map[string]rbacv1.ClusterRole
 	roles               map[string]rbacv1.Role // by namespace/name
 	clusterRoleBindings []rbacv1.ClusterRoleBinding
@@ -99,6 +100,9 @@ func splitBase(objects []*unstructured.Unstructured) (*base, error) {
 			err = appendDecoded(u, &b.deployments)
 		case "StatefulSet":
 			err = appendDecoded(u, &b.statefulSets)
+		case "CronJob":
+			// OLM creates no CronJobs; etcd's defragmentation is applied with etcd.
+			b.cronJobs = append(b.cronJobs, u.GetName())
 		case "ServiceAccount":
 			// OLM creates the ServiceAccount each permissions entry names.
 		case "ClusterRole":
@@ -176,6 +180,9 @@ func (b *base) prerequisites(apiServerService *corev1.Service) ([]string, error)
 	left := []string{"Namespace " + b.namespace}
 	for _, s := range b.statefulSets {
 		left = append(left, "StatefulSet "+s.Name)
+	}
+	for _, name := range b.cronJobs {
+		left = append(left, "CronJob "+name)
 	}
 	for i := range b.services {
 		s := &b.services[i]

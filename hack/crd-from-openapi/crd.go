@@ -58,8 +58,8 @@ func buildCRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 				Plural:     plural,
 				Singular:   singular,
 				ShortNames: []string{shortName},
-				// As ours: NginxOperators are listed by "kubectl get all".
-				Categories: []string{"all"},
+				// As ours: "kubectl get nginx-operator" lists NginxOperators.
+				Categories: []string{"nginx-operator"},
 			},
 			Scope: apiextensionsv1.NamespaceScoped,
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{

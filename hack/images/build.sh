@@ -3,7 +3,7 @@
 # Debian's apt repositories are used), each written as a docker-archive that
 # `docker load`, `podman load` and `ctr images import` accept:
 #
-#   nginx-operator  ${IMAGE_REGISTRY}/nginx-operator:${IMAGE_TAG}   /apiserver, /controller (Dockerfile)
+#   nginx-operator  ${IMAGE_REGISTRY}/nginx-operator:${IMAGE_TAG}   /apiserver, /controller, /etcd-snapshot (Dockerfile)
 #   pause           ${IMAGE_REGISTRY}/nginx-operator/pause:3.10     sandbox image of the local real node
 #   etcd            ${IMAGE_REGISTRY}/nginx-operator/etcd:<version> the etcd `make tools` built
 #   nginx           ${IMAGE_REGISTRY}/nginx-operator/nginx:<debian version>  the operand, ports 80 and 8080
@@ -156,11 +156,12 @@ build_nginx_operator() {
   local start=${SECONDS}
   go_build "${BIN}/apiserver" ./cmd/apiserver "${ldflags}"
   go_build "${BIN}/controller" ./cmd/controller "${ldflags}"
-  echo "go      apiserver, controller (${version}, ${tree_state}) in $((SECONDS - start))s"
+  go_build "${BIN}/etcd-snapshot" ./cmd/etcd-snapshot "${ldflags}"
+  echo "go      apiserver, controller, etcd-snapshot (${version}, ${tree_state}) in $((SECONDS - start))s"
 
   local ref="${REGISTRY}/nginx-operator:${tag}" digest
   digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" |
-    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/apiserver" "${BIN}/controller")"
+    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/apiserver" "${BIN}/controller" "${BIN}/etcd-snapshot")"
   archive_image nginx-operator "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" \
     --build-arg BINARIES=prebuilt --build-arg VERSION="${version}" --build-arg REVISION="${revision}"
 }
@@ -175,11 +176,11 @@ build_pause() {
 }
 
 build_etcd() {
-  local env_sh="${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh" ETCD_BIN=""
+  local env_sh="${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh" ETCD_BIN="" ETCDCTL_BIN="" ETCDUTL_BIN=""
   # shellcheck disable=SC1090
   [[ -f "${env_sh}" ]] && source "${env_sh}"
-  if [[ ! -x "${ETCD_BIN}" ]]; then
-    echo "the etcd image needs the etcd that 'make tools' builds (no ${env_sh} or no etcd in it): run make tools first" >&2
+  if [[ ! -x "${ETCD_BIN}" || ! -x "${ETCDCTL_BIN}" || ! -x "${ETCDUTL_BIN}" ]]; then
+    echo "the etcd image needs the etcd, etcdctl and etcdutl that 'make tools' builds (not all in ${env_sh}): run make tools first" >&2
     exit 1
   fi
   local version context="${WORK}/etcd"
@@ -187,17 +188,20 @@ build_etcd() {
   [[ -n "${version}" ]] || { echo "cannot tell the version of ${ETCD_BIN}" >&2; exit 1; }
   # data/ becomes /var/lib/etcd, owned by etcd's user (see the Dockerfile).
   rm -rf "${context}" && mkdir -p "${context}/rootfs/usr/local/bin" "${context}/rootfs/var/lib" "${context}/rootfs/tmp" "${context}/data"
-  cp "${ETCD_BIN}" "${context}/rootfs/usr/local/bin/etcd"
+  # etcdctl and etcdutl as in etcd's own images: member operations, snapshots and restores
+  # run in a pod of this image (docs/operations.md), which has no shell.
+  local bin lib
+  for bin in "${ETCD_BIN}" "${ETCDCTL_BIN}" "${ETCDUTL_BIN}"; do
+    cp "${bin}" "${context}/rootfs/usr/local/bin/${bin##*/}"
+    # A cgo build needs its loader and libc; take the host's, which it was linked against.
+    for lib in $(shared_libraries "${bin}" /); do
+      cp -L --parents "${lib}" "${context}/rootfs/"
+    done
+  done
   chmod 1777 "${context}/rootfs/tmp"
   # etcd's default URLs name localhost; kubelet and docker mount their own /etc/hosts over this.
   mkdir -p "${context}/rootfs/etc"
   printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"${context}/rootfs/etc/hosts"
-  # A cgo build of etcd needs its loader and libc; take the host's, which it was linked against.
-  local libs lib
-  libs="$(shared_libraries "${ETCD_BIN}" /)"
-  for lib in ${libs}; do
-    cp -L --parents "${lib}" "${context}/rootfs/"
-  done
   stage_image etcd "${REGISTRY}/nginx-operator/etcd:${version}" "${context}" "${version}"
 }
 

@@ -90,13 +90,16 @@ func TestImages(t *testing.T) {
 		} else if got := labels["org.opencontainers.image.revision"]; head != "" && got != head {
 			t.Errorf("revision label = %q, want HEAD %q", got, head)
 		}
-		for _, binary := range []string{"apiserver", "controller"} {
+		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot"} {
 			expectStatic(t, filepath.Join(rootfs, binary))
 		}
 		help := runChroot(t, rootfs, 65532, "/apiserver", "--help")
 		expectContains(t, "/apiserver --help", help, "--etcd-servers", "--secure-port")
 		help = runChroot(t, rootfs, 65532, "/controller", "--help")
 		expectContains(t, "/controller --help", help, "-leader-elect", "-metrics-bind-address")
+		// The backup CronJob's command (artifacts/overlays/components/etcd-backup).
+		help = runChroot(t, rootfs, 65532, "/etcd-snapshot", "--help")
+		expectContains(t, "/etcd-snapshot --help", help, "-endpoints", "-keep", "-dir")
 		// The version was stamped into the binary, not only written on the label.
 		stamped := runChroot(t, rootfs, 65532, "/apiserver", "--version")
 		expectContains(t, "/apiserver --version", stamped, version, labels["org.opencontainers.image.revision"])
@@ -130,8 +133,14 @@ func TestImages(t *testing.T) {
 		} else if st := info.Sys().(*syscall.Stat_t); st.Uid != 65532 || !info.IsDir() {
 			t.Errorf("/var/lib/etcd is owned by uid %d (directory: %v), want a directory of 65532", st.Uid, info.IsDir())
 		}
+		want := a.Config.Config.Labels["org.opencontainers.image.version"]
 		version := runChroot(t, rootfs, 65532, "/usr/local/bin/etcd", "--version")
-		expectContains(t, "etcd --version", version, "etcd Version: "+a.Config.Config.Labels["org.opencontainers.image.version"])
+		expectContains(t, "etcd --version", version, "etcd Version: "+want)
+		// Member replacement, snapshots and restores run these in a pod of this image.
+		for _, tool := range []string{"etcdctl", "etcdutl"} {
+			version := runChroot(t, rootfs, 65532, "/usr/local/bin/"+tool, "version")
+			expectContains(t, tool+" version", version, tool+" version: "+want)
+		}
 	})
 
 	t.Run("nginx", func(t *testing.T) {

@@ -45,6 +45,10 @@ build() { # build <output> <package> [ldflags]
 }
 
 build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
+# etcd's own clients at the same version, as the etcd images ship them: etcdctl for member
+# operations and snapshots, etcdutl for restores and offline checks.
+build "${ETCD_DIR}/etcdctl" go.etcd.io/etcd/etcdctl/v3 "-s -w"
+build "${ETCD_DIR}/etcdutl" go.etcd.io/etcd/etcdutl/v3 "-s -w"
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler)
 ${WITH_NODE} && K8S_CMDS+=(kubelet kube-proxy)
 for cmd in "${K8S_CMDS[@]}"; do
@@ -94,6 +98,8 @@ done
 cat > "${BIN_DIR}/env.sh.tmp" <<ENV
 KUBE_BIN_DIR=${K8S_DIR}
 ETCD_BIN=${ETCD_DIR}/etcd
+ETCDCTL_BIN=${ETCD_DIR}/etcdctl
+ETCDUTL_BIN=${ETCD_DIR}/etcdutl
 KWOK_BIN=${KWOK_DIR}/kwok
 KWOK_STAGES_DIR=${KWOK_DIR}/stages
 COREDNS_BIN=${COREDNS_DIR}/coredns

@@ -40,7 +40,12 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
 		{"the PodDisruptionBudget keeps one apiserver", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
-		{"etcd comes back on its volume with every object", func(t *testing.T) { etcdKeepsData(t) }},
+		{"etcd runs three members with one leader", etcdRunsThreeMembers},
+		{"deleting the etcd leader's pod loses no acknowledged write", etcdLeaderLoss},
+		{"a rolling restart of etcd loses nothing", etcdRollingRestart},
+		{"with two of three etcd members down writes fail fast; back, nothing is lost", etcdQuorumLoss},
+		{"a member whose volume is lost is replaced by hack/etcd-replace-member.sh", etcdLostVolume},
+		{"a backup restores into a fresh etcd cluster with hack/etcd-restore.sh", etcdBackupRestores},
 		{"rolling the apiserver to a new image loses nothing", func(t *testing.T) { upgradesWithoutLoss(t) }},
 	}
 	for _, step := range steps {
@@ -61,7 +66,7 @@ func deploySystem(t *testing.T) {
 	for _, sel := range []struct {
 		label string
 		want  int
-	}{{"nginx-operator-etcd", 1}, {"nginx-operator-apiserver", 2}, {"nginx-operator-controller", 2}} {
+	}{{"nginx-operator-etcd", 3}, {"nginx-operator-apiserver", 2}, {"nginx-operator-controller", 2}} {
 		pods := readyPods(t, systemNS, "app.kubernetes.io/name="+sel.label)
 		if len(pods) != sel.want {
 			t.Errorf("%s: %d Ready pods, want %d", sel.label, len(pods), sel.want)

@@ -18,7 +18,6 @@ package deploy
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,9 +27,6 @@ import (
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
-	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
 )
 
 const apiserverSelector = "app.kubernetes.io/name=nginx-operator-apiserver"
@@ -76,65 +72,6 @@ func budgetKeepsOneApiserver(t *testing.T) {
 	waitFor(t, 3*time.Minute, "2 Ready apiserver pods after the eviction", func() bool {
 		return len(readyPods(t, systemNS, apiserverSelector)) == 2
 	})
-}
-
-// etcdKeepsData deletes the etcd pod: the StatefulSet brings it back on the same volume
-// and every object is still there.
-func etcdKeepsData(t *testing.T) {
-	client := operatorClient(t)
-	const ns = "durable"
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--timeout=3m") })
-	for i := 0; i < 25; i++ {
-		obj := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kept-%d", i)},
-			Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr(int32(0)), ForceRedeploy: fmt.Sprint(i)}}
-		if _, err := client.OperatorV1alpha2().NginxOperators(ns).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before := objectVersions(t, client)
-	deleted := time.Now()
-	mustKubectl(t, "", "delete", "pod", "-n", systemNS, "nginx-operator-etcd-0")
-	waitFor(t, 3*time.Minute, "etcd Ready again", func() bool {
-		return len(readyPods(t, systemNS, "app.kubernetes.io/name=nginx-operator-etcd")) == 1
-	})
-	// The apiservers report not ready while etcd is away; readable means both APIServices
-	// Available and several reads in a row answered.
-	streak := 0
-	waitFor(t, 3*time.Minute, "the APIServices Available and the objects readable again", func() bool {
-		_, err := client.OperatorV1alpha2().NginxOperators("").List(context.Background(), metav1.ListOptions{Limit: 1})
-		available := get(t, "get", "apiservice", "v1alpha1.operator.example.com", "v1alpha2.operator.example.com",
-			"-o", `jsonpath={.items[*].status.conditions[?(@.type=="Available")].status}`) == "True True"
-		if err != nil || !available {
-			streak = 0
-			return false
-		}
-		streak++
-		return streak == 5
-	})
-	t.Logf("etcd back and objects readable %s after its pod was deleted", time.Since(deleted).Round(100*time.Millisecond))
-	after := objectVersions(t, client)
-	for key, rv := range before {
-		// Status writes may move resourceVersions on; the UID must be the same object.
-		if _, ok := after[key]; !ok {
-			t.Errorf("%s (resourceVersion %s) is gone after etcd restarted", key, rv)
-		}
-	}
-	t.Logf("%d objects before, %d after", len(before), len(after))
-}
-
-// objectVersions maps namespace/name/uid of every NginxOperator to its resourceVersion.
-func objectVersions(t *testing.T, client clientset.Interface) map[string]string {
-	t.Helper()
-	list, err := client.OperatorV1alpha2().NginxOperators("").List(context.Background(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, o := range list.Items {
-		out[fmt.Sprintf("%s/%s/%s", o.Namespace, o.Name, o.UID)] = o.ResourceVersion
-	}
-	return out
 }
 
 // upgradesWithoutLoss rebuilds the operator image under a new tag, imports it into the

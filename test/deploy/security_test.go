@@ -171,7 +171,8 @@ func etcdNetworkPolicyAdmitsOnlyTheAPIServer(t *testing.T) {
 	if err := json.Unmarshal([]byte(get(t, "get", "pods", "-A", "-o", "json")), &pods); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"nginx-operator-apiserver": "2379", "nginx-operator-etcd": "2380"}
+	want := map[string]string{"nginx-operator-apiserver": "2379", "nginx-operator-etcd": "2380",
+		"nginx-operator-etcd-defrag": "2379", "nginx-operator-etcd-backup": "2379"}
 	selected := 0
 	for _, pod := range pods.Items {
 		m := pod.Metadata
@@ -199,8 +200,8 @@ func etcdNetworkPolicyAdmitsOnlyTheAPIServer(t *testing.T) {
 		}
 		t.Logf("pod %s/%s may reach etcd on ports %q", m.Namespace, m.Name, got)
 	}
-	if selected != 1 {
-		t.Errorf("the NetworkPolicy selects %d pods of %s, want the etcd pod", selected, systemNS)
+	if selected != 3 {
+		t.Errorf("the NetworkPolicy selects %d pods of %s, want the 3 etcd pods", selected, systemNS)
 	}
 	if !selector.Matches(labels.Set{"app.kubernetes.io/name": "nginx-operator-etcd"}) || selector.Matches(labels.Set{"app.kubernetes.io/name": "nginx-operator-apiserver"}) {
 		t.Errorf("podSelector %s does not select exactly the etcd pods", selector)

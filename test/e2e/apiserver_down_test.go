@@ -23,6 +23,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestOurAPIServerDownBehindTheAggregator stops our apiserver and checks what users of
@@ -40,6 +42,22 @@ func TestOurAPIServerDownBehindTheAggregator(t *testing.T) {
 	for _, name := range []string{"one", "two"} {
 		mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: "+name+"}\n", "apply", "-n", ours, "-f", "-")
 	}
+
+	// kubectl caches discovery (by default for 6 hours): a user who ran it while we were up
+	// keeps our resource in the cache, categories included, while we are down.
+	cache := t.TempDir()
+	if out := get(t, "--cache-dir", cache, "get", "all", "-A"); !strings.Contains(out, "service/kubernetes") {
+		t.Fatalf("kubectl get all -A while our apiserver is up:\n%s", out)
+	}
+	// The garbage collector's owner and dependent, deleted while we are down.
+	mustKubectl(t, "", "create", "configmap", "-n", unrelated, "owner")
+	ownerUID := get(t, "get", "configmap", "-n", unrelated, "owner", "-o", "jsonpath={.metadata.uid}")
+	mustKubectl(t, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dependent
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: owner, uid: %s}]
+`, ownerUID), "apply", "-n", unrelated, "-f", "-")
 
 	restart := stopOperatorAPIServer(t)
 	stopped := time.Now()
@@ -82,6 +100,7 @@ func TestOurAPIServerDownBehindTheAggregator(t *testing.T) {
 			t.Errorf("kubectl %s while our apiserver is down: %v %s", strings.Join(args, " "), err, errOut)
 		}
 	}
+	blastRadius(t, cache, unrelated)
 	// Our own group answers 503 through the aggregator, not a hang.
 	_, errOut, err := kubectl(t, "", "get", "--raw", "/apis/operator.example.com/v1alpha2/nginxoperators")
 	if err == nil || !strings.Contains(errOut, "ServiceUnavailable") {
@@ -151,6 +170,37 @@ func TestOurAPIServerDownBehindTheAggregator(t *testing.T) {
 	if out := get(t, "get", "--raw", "/apis/operator.example.com/v1alpha2/namespaces/"+ours+"/nginxoperators"); !strings.Contains(out, `"items":[]`) {
 		t.Errorf("NginxOperators survived their namespace: %s", out)
 	}
+}
+
+// blastRadius measures what a cluster user loses while our apiserver is down: `kubectl get
+// all` with the discovery cached while we were up keeps working (NginxOperators are not in
+// the "all" category), `kubectl api-resources` lists every other group and reports ours, and
+// the garbage collector still deletes a dependent whose owner goes.
+func blastRadius(t *testing.T, cache, namespace string) {
+	t.Helper()
+	out, errOut, err := kubectl(t, "", "--cache-dir", cache, "get", "all", "-A")
+	if err != nil || !strings.Contains(out, "service/kubernetes") {
+		t.Errorf("kubectl get all -A with discovery cached while we were up, now that we are down: %v\n%s\n%s", err, out, errOut)
+	} else {
+		t.Logf("kubectl get all -A while our apiserver is down: exit 0, %d lines", strings.Count(out, "\n"))
+	}
+	out, errOut, err = kubectl(t, "", "--cache-dir", cache, "api-resources")
+	if !strings.Contains(out, "deployments") {
+		t.Errorf("kubectl api-resources while our apiserver is down lists no deployments: %v\n%s", err, errOut)
+	}
+	if strings.Contains(out, "nginxoperators") {
+		t.Errorf("kubectl api-resources lists nginxoperators while our apiserver is down:\n%s", out)
+	}
+	t.Logf("kubectl api-resources while our apiserver is down: %d resources listed, exit error %v, stderr %q",
+		strings.Count(out, "\n")-1, err, strings.TrimSpace(errOut))
+
+	deleted := time.Now()
+	mustKubectl(t, "", "delete", "configmap", "-n", namespace, "owner")
+	d := framework.WaitFor(t, 2*time.Minute, "the garbage collector to delete the dependent of a deleted owner", func() bool {
+		return get(t, "get", "configmap", "-n", namespace, "dependent", "--ignore-not-found", "-o", "name") == ""
+	})
+	t.Logf("garbage collector deleted the dependent %s after its owner, with our apiserver down %s",
+		d.Round(100*time.Millisecond), time.Since(deleted).Round(time.Second))
 }
 
 func namespaceExists(t *testing.T, name string) bool {

@@ -19,6 +19,7 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -51,6 +52,8 @@ var kustomizations = []string{
 	"artifacts/overlays/cert-manager",
 	"artifacts/overlays/prometheus",
 	"artifacts/overlays/cert-manager-prometheus",
+	"artifacts/overlays/single-member-etcd",
+	"artifacts/overlays/etcd-backup",
 }
 
 // TestKustomizationsPassServerDryRun renders the base and every overlay with kubectl's
@@ -108,6 +111,59 @@ func TestKustomizeOverlaySetsImages(t *testing.T) {
 		if images[k] != v {
 			t.Errorf("%s runs %q, want %q (all: %v)", k, images[k], v, images)
 		}
+	}
+}
+
+// TestEtcdMembersAgree checks, in the base and in the single-member overlay, that the etcd
+// StatefulSet bootstraps exactly as many members as it has replicas, under their pod names
+// and DNS names, and that the apiserver is given every one of them.
+func TestEtcdMembersAgree(t *testing.T) {
+	for dir, want := range map[string]int{"artifacts/deploy": 3, "artifacts/overlays/single-member-etcd": 1} {
+		t.Run(dir, func(t *testing.T) {
+			objs := decodeObjects(t, mustKubectl(t, "", "kustomize", filepath.Join(repoRoot, dir)))
+			var replicas int64
+			var initialCluster, etcdServers string
+			for _, obj := range objs {
+				containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+				for _, c := range containers {
+					c := c.(map[string]any)
+					args, _, _ := unstructured.NestedStringSlice(c, "command")
+					more, _, _ := unstructured.NestedStringSlice(c, "args")
+					for _, arg := range append(args, more...) {
+						if v, ok := strings.CutPrefix(arg, "--initial-cluster="); ok && obj.GetName() == "nginx-operator-etcd" {
+							initialCluster = v
+						}
+						if v, ok := strings.CutPrefix(arg, "--etcd-servers="); ok && obj.GetName() == "nginx-operator-apiserver" {
+							etcdServers = v
+						}
+					}
+				}
+				if obj.GetKind() == "StatefulSet" && obj.GetName() == "nginx-operator-etcd" {
+					// Decoded from YAML through JSON: a number is an int64 or a float64.
+					switch n := obj.Object["spec"].(map[string]any)["replicas"].(type) {
+					case int64:
+						replicas = n
+					case float64:
+						replicas = int64(n)
+					}
+				}
+			}
+			if replicas != int64(want) {
+				t.Errorf("the etcd StatefulSet has %d replicas, want %d", replicas, want)
+			}
+			var peers, clients []string
+			for i := 0; i < int(replicas); i++ {
+				host := fmt.Sprintf("nginx-operator-etcd-%d.nginx-operator-etcd.nginx-operator-system.svc", i)
+				peers = append(peers, fmt.Sprintf("nginx-operator-etcd-%d=https://%s:2380", i, host))
+				clients = append(clients, "https://"+host+":2379")
+			}
+			if got, want := initialCluster, strings.Join(peers, ","); got != want {
+				t.Errorf("--initial-cluster=%s\nwant         %s", got, want)
+			}
+			if got, want := etcdServers, strings.Join(clients, ","); got != want {
+				t.Errorf("the apiserver's --etcd-servers=%s\nwant                           %s", got, want)
+			}
+		})
 	}
 }
 

@@ -39,6 +39,9 @@ const (
 	controllerJob = "nginx-operator-controller"
 	apiserverJob  = "nginx-operator-apiserver"
 	anonymousJob  = "nginx-operator-apiserver-anonymous"
+	// The stack's etcd (kube-apiserver's here): the same etcd build, so the same metrics as
+	// the members of artifacts/deploy, whose job the dashboard's etcd panels select.
+	etcdJob = "nginx-operator-etcd"
 	// The API group our apiserver serves; its requests are what the dashboard shows.
 	operatorGroup = `group="operator.example.com"`
 )
@@ -95,9 +98,12 @@ scrape_configs:
   scheme: https
   tls_config: {ca_file: %q}
   static_configs: [{targets: ["127.0.0.1:%d"]}]
+- job_name: %s
+  static_configs: [{targets: ["127.0.0.1:%d"]}]
 `, controllerJob, ports["CONTROLLER_METRICS_PORT"],
 		apiserverJob, tokenFile, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"],
-		anonymousJob, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"]))
+		anonymousJob, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"],
+		etcdJob, ports["ETCD_PORT"]))
 
 	client, err := promapi.NewClient(promapi.Config{Address: prom.URL})
 	if err != nil {
@@ -106,7 +112,7 @@ scrape_configs:
 	q := promQuerier{t: t, api: promv1.NewAPI(client)}
 
 	start := time.Now()
-	health := q.waitTargets(2*time.Minute, []string{controllerJob, apiserverJob}, []string{anonymousJob})
+	health := q.waitTargets(2*time.Minute, []string{controllerJob, apiserverJob, etcdJob}, []string{anonymousJob})
 	t.Logf("targets up and scraped after %s", time.Since(start).Round(time.Millisecond))
 	if h := health[anonymousJob]; h.Health != promv1.HealthBad || !strings.Contains(h.LastError, "403") && !strings.Contains(h.LastError, "401") {
 		t.Errorf("scraping the apiserver without credentials: health %s, last error %q; want down with 401 or 403", h.Health, h.LastError)

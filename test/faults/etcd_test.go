@@ -37,6 +37,12 @@ import (
 // ${TOOLS_BIN_DIR:-<repo>/hack/tools/bin}/env.sh, as hack/local-up.sh reads it.
 func etcdBinary(t testing.TB) string {
 	t.Helper()
+	return toolsBinary(t, "ETCD_BIN")
+}
+
+// toolsBinary is the path env.sh of `make tools` gives in variable.
+func toolsBinary(t testing.TB, variable string) string {
+	t.Helper()
 	toolsDir := os.Getenv("TOOLS_BIN_DIR")
 	if toolsDir == "" {
 		root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -46,9 +52,9 @@ func etcdBinary(t testing.TB) string {
 		toolsDir = filepath.Join(root, "hack", "tools", "bin")
 	}
 	envFile := filepath.Join(toolsDir, "env.sh")
-	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "$ETCD_BIN"`, "bash", envFile).Output()
+	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "${!2}"`, "bash", envFile, variable).Output()
 	if err != nil || len(out) == 0 {
-		t.Fatalf("no ETCD_BIN from %s (run `make tools`): %v", envFile, err)
+		t.Fatalf("no %s from %s (run `make tools`): %v", variable, envFile, err)
 	}
 	return string(out)
 }
@@ -62,13 +68,14 @@ type etcdServer struct {
 	clientPort, peerPort int
 	proc                 *framework.Process
 	logFile              string
+	extraArgs            []string
 }
 
-// startEtcd starts an etcd on free loopback ports and waits until it is healthy; it is
-// stopped when the test ends.
-func startEtcd(t testing.TB) *etcdServer {
+// startEtcd starts an etcd with extraArgs on free loopback ports and waits until it is
+// healthy; it is stopped when the test ends.
+func startEtcd(t testing.TB, extraArgs ...string) *etcdServer {
 	t.Helper()
-	e := &etcdServer{t: t, binary: etcdBinary(t), dataDir: t.TempDir()}
+	e := &etcdServer{t: t, binary: etcdBinary(t), dataDir: t.TempDir(), extraArgs: extraArgs}
 	t.Cleanup(e.stop)
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
@@ -107,13 +114,13 @@ func (e *etcdServer) clientURL() string { return fmt.Sprintf("http://127.0.0.1:%
 func (e *etcdServer) launch() error {
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", e.peerPort)
 	e.logFile = filepath.Join(e.dataDir, fmt.Sprintf("etcd-%d.log", time.Now().UnixNano()))
-	proc, err := framework.StartProcess(e.logFile, e.binary,
+	proc, err := framework.StartProcess(e.logFile, append([]string{e.binary,
 		"--name", "faults",
 		"--data-dir", filepath.Join(e.dataDir, "data"),
 		"--listen-client-urls", e.clientURL(), "--advertise-client-urls", e.clientURL(),
 		"--listen-peer-urls", peerURL, "--initial-advertise-peer-urls", peerURL,
-		"--initial-cluster", "faults="+peerURL,
-		"--log-level", "warn")
+		"--initial-cluster", "faults=" + peerURL,
+		"--log-level", "warn"}, e.extraArgs...)...)
 	if err != nil {
 		return err
 	}
@@ -164,3 +171,50 @@ func (e *etcdServer) kill() {
 }
 
 func (e *etcdServer) stop() { e.proc.Stop(syscall.SIGTERM, 30*time.Second) }
+
+// etcdctl runs the etcdctl of `make tools` against this etcd, as docs/operations.md has an
+// administrator run it, and returns its standard output.
+func (e *etcdServer) etcdctl(args ...string) string {
+	e.t.Helper()
+	cmd := exec.Command(toolsBinary(e.t, "ETCDCTL_BIN"), append([]string{"--endpoints", e.clientURL(), "--command-timeout=2m"}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			e.t.Fatalf("etcdctl %s: %v: %s", strings.Join(args, " "), err, exit.Stderr)
+		}
+		e.t.Fatalf("etcdctl %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
+// etcdSize is what `etcdctl endpoint status` reports of the database.
+type etcdSize struct {
+	Revision int64
+	// Size is the database file; InUse the part of it holding live data and the history
+	// not yet compacted. A defragmentation shrinks Size to about InUse.
+	Size, InUse int64
+}
+
+func (s etcdSize) String() string {
+	return fmt.Sprintf("revision %d, file %.1f MiB, in use %.1f MiB", s.Revision, float64(s.Size)/(1<<20), float64(s.InUse)/(1<<20))
+}
+
+func (e *etcdServer) size() etcdSize {
+	e.t.Helper()
+	var status []struct {
+		Status struct {
+			Header struct {
+				Revision int64 `json:"revision"`
+			} `json:"header"`
+			DBSize      int64 `json:"dbSize"`
+			DBSizeInUse int64 `json:"dbSizeInUse"`
+		} `json:"Status"`
+	}
+	out := e.etcdctl("endpoint", "status", "-w", "json")
+	if err := json.Unmarshal([]byte(out), &status); err != nil || len(status) != 1 {
+		e.t.Fatalf("etcdctl endpoint status: %v: %s", err, out)
+	}
+	st := status[0].Status
+	return etcdSize{Revision: st.Header.Revision, Size: st.DBSize, InUse: st.DBSizeInUse}
+}

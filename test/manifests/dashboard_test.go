@@ -120,10 +120,14 @@ func TestDashboardQueriesParse(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"nginx_operator_reconciles_total",           // reconcile rate and errors
-		"nginx_operator_instances",                  // instances by condition
-		"apiserver_request_total",                   // API request rate by verb
-		"apiserver_request_duration_seconds_bucket", // API latency by verb
+		"nginx_operator_reconciles_total",             // reconcile rate and errors
+		"nginx_operator_instances",                    // instances by condition
+		"apiserver_request_total",                     // API request rate by verb
+		"apiserver_request_duration_seconds_bucket",   // API latency by verb
+		"etcd_server_has_leader",                      // etcd members with a leader
+		"etcd_mvcc_db_total_size_in_bytes",            // etcd database size
+		"etcd_server_quota_backend_bytes",             // against its quota
+		"etcd_disk_wal_fsync_duration_seconds_bucket", // etcd disk latency
 	} {
 		if !queried[want] {
 			t.Errorf("no panel queries %s", want)

@@ -77,8 +77,10 @@ type REST struct {
 // ShortNames makes "kubectl get ngx" work.
 func (r *REST) ShortNames() []string { return []string{"ngx"} }
 
-// Categories puts NginxOperators into "kubectl get all".
-func (r *REST) Categories() []string { return []string{"all"} }
+// Categories makes "kubectl get nginx-operator" list NginxOperators. They are not in "all":
+// kubectl expands a category from its cached discovery, so while this apiserver is down
+// "kubectl get all" would fail for every user of the cluster (docs/reliability.md).
+func (r *REST) Categories() []string { return []string{"nginx-operator"} }
 
 // StatusREST serves the status subresource.
 type StatusREST struct {

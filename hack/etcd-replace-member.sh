@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Replaces a member of nginx-operator's etcd whose data is lost (its volume gone, wiped or
+# corrupt) while the other members keep the quorum (2 of 3 running):
+#   1. removes the member from the cluster (a pod of it that came back on an empty volume
+#      is then refused by its peers and stops),
+#   2. adds it back under the same name and peer URL as a learner (it does not count for the
+#      quorum until it has caught up),
+#   3. deletes its PersistentVolumeClaim and its pod: the StatefulSet starts it again on a
+#      new, empty volume (from the cluster's storage class, or one an administrator made
+#      for the claim), from which it joins the running cluster and receives the data,
+#   4. promotes it to a voting member once it is in sync, and checks every member's health.
+# Needs kubectl on the cluster of $KUBECONFIG (exec in the etcd pods); etcdctl runs inside a
+# healthy member's pod. docs/operations.md, "Replacing an etcd member".
+#
+# Usage: hack/etcd-replace-member.sh ORDINAL      e.g. 2 for the pod nginx-operator-etcd-2
+#   KUBECTL   kubectl binary (default: kubectl)
+#   TIMEOUT   seconds to wait for each step (default 600)
+set -euo pipefail
+
+NAMESPACE=nginx-operator-system
+STATEFULSET=nginx-operator-etcd
+# Read by the member containers as ETCD_INITIAL_CLUSTER_STATE (artifacts/deploy/20-etcd.yaml).
+BOOTSTRAP_CONFIGMAP=nginx-operator-etcd-bootstrap
+KUBECTL=${KUBECTL:-kubectl}
+TIMEOUT=${TIMEOUT:-600}
+
+case ${1:-} in
+  -h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+  '' | *[!0-9]*) echo "usage: $0 ORDINAL (the member's pod is ${STATEFULSET}-ORDINAL)" >&2; exit 2 ;;
+esac
+target=${STATEFULSET}-$1
+peer_url=https://${target}.${STATEFULSET}.${NAMESPACE}.svc:2380
+
+k() { "$KUBECTL" -n "$NAMESPACE" "$@"; }
+log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
+# etcdctl POD ARGS...: etcdctl in a member's pod, with the member's peer certificate (a
+# client certificate of the etcd CA, as etcd requires of every client).
+etcdctl() {
+  local pod=$1
+  shift
+  k exec "$pod" -c etcd -- etcdctl --endpoints=https://127.0.0.1:2379 --command-timeout=15s \
+    --cacert=/etc/etcd/tls/peer/ca.crt --cert=/etc/etcd/tls/peer/tls.crt --key=/etc/etcd/tls/peer/tls.key "$@"
+}
+# until_ok WHAT COMMAND...: retries COMMAND every 2 seconds for TIMEOUT seconds.
+until_ok() {
+  local what=$1 deadline=$((SECONDS + TIMEOUT))
+  shift
+  until "$@" >/dev/null 2>&1; do
+    if ((SECONDS >= deadline)); then
+      echo "timed out after ${TIMEOUT}s waiting for ${what}" >&2
+      return 1
+    fi
+    sleep 2
+  done
+}
+# member_line: the target's line of `etcdctl member list` (ID, status, name, peer URLs,
+# client URLs, is learner), found by its peer URL: an added member has no name until it starts.
+member_line() { etcdctl "$helper" member list | awk -F', ' -v url="$peer_url" '$4 == url'; }
+
+# A Ready member other than the target runs etcdctl.
+helper=$(k get pods -l app.kubernetes.io/name=${STATEFULSET} \
+  -o jsonpath='{range .items[*]}{.metadata.name} {.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' |
+  awk -v target="$target" '$1 != target && $2 == "True" { print $1; exit }')
+[[ -n $helper ]] || { echo "no Ready etcd member besides ${target}: without a quorum, restore from a backup (docs/operations.md)" >&2; exit 1; }
+log "running etcdctl in ${helper}"
+etcdctl "$helper" endpoint health >/dev/null || { echo "${helper} reports etcd unhealthy: is the quorum there?" >&2; exit 1; }
+
+if line=$(member_line) && [[ -n $line ]]; then
+  id=${line%%,*}
+  etcdctl "$helper" member remove "$id" >/dev/null
+  log "removed member ${id} (${target})"
+fi
+# A member that starts on an empty volume must join the running cluster, not found a new one.
+k create configmap "$BOOTSTRAP_CONFIGMAP" --from-literal=initial-cluster-state=existing --dry-run=client -o yaml | k apply -f - >/dev/null
+etcdctl "$helper" member add "$target" --learner --peer-urls="$peer_url" >/dev/null
+id=$(member_line | cut -d, -f1)
+log "added ${target} as learner ${id}"
+
+claim=data-${target}
+old_claim=$(k get pvc "$claim" --ignore-not-found -o jsonpath='{.metadata.uid}')
+k delete pvc "$claim" --ignore-not-found --wait=false >/dev/null
+k delete pod "$target" --ignore-not-found --wait=false >/dev/null
+log "deleted the claim ${claim} and the pod ${target}; the StatefulSet makes both again"
+new_claim() { [[ $(k get pvc "$claim" -o jsonpath='{.metadata.uid}') != "${old_claim}" ]]; }
+until_ok "a new claim ${claim}" new_claim
+log "new claim ${claim}; waiting for its volume and for ${target} to join"
+
+started() { [[ $(member_line | cut -d, -f2 | tr -d ' ') == started ]]; }
+until_ok "${target} to start and join as a learner" started
+until_ok "${target} to be promoted (it must first catch up with the leader)" etcdctl "$helper" member promote "$id"
+log "promoted ${target} to a voting member"
+k delete configmap "$BOOTSTRAP_CONFIGMAP" --ignore-not-found >/dev/null
+until_ok "every member healthy" etcdctl "$helper" endpoint health --cluster
+k rollout status statefulset/"$STATEFULSET" --timeout="${TIMEOUT}s" >/dev/null
+etcdctl "$helper" member list -w table
+log "${target} replaced"
