@@ -17,12 +17,9 @@
 #   TIMEOUT   seconds to wait for each step (default 600)
 set -euo pipefail
 
-NAMESPACE=nginx-operator-system
-STATEFULSET=nginx-operator-etcd
+source "$(dirname "${BASH_SOURCE[0]}")/lib-etcd-admin.sh"
 # Read by the member containers as ETCD_INITIAL_CLUSTER_STATE (artifacts/deploy/20-etcd.yaml).
 BOOTSTRAP_CONFIGMAP=nginx-operator-etcd-bootstrap
-KUBECTL=${KUBECTL:-kubectl}
-TIMEOUT=${TIMEOUT:-600}
 
 case ${1:-} in
   -h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -31,8 +28,6 @@ esac
 target=${STATEFULSET}-$1
 peer_url=https://${target}.${STATEFULSET}.${NAMESPACE}.svc:2380
 
-k() { "$KUBECTL" -n "$NAMESPACE" "$@"; }
-log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
 # etcdctl POD ARGS...: etcdctl in a member's pod, with the member's peer certificate (a
 # client certificate of the etcd CA, as etcd requires of every client).
 etcdctl() {
@@ -40,18 +35,6 @@ etcdctl() {
   shift
   k exec "$pod" -c etcd -- etcdctl --endpoints=https://127.0.0.1:2379 --command-timeout=15s \
     --cacert=/etc/etcd/tls/peer/ca.crt --cert=/etc/etcd/tls/peer/tls.crt --key=/etc/etcd/tls/peer/tls.key "$@"
-}
-# until_ok WHAT COMMAND...: retries COMMAND every 2 seconds for TIMEOUT seconds.
-until_ok() {
-  local what=$1 deadline=$((SECONDS + TIMEOUT))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      echo "timed out after ${TIMEOUT}s waiting for ${what}" >&2
-      return 1
-    fi
-    sleep 2
-  done
 }
 # member_line: the target's line of `etcdctl member list` (ID, status, name, peer URLs,
 # client URLs, is learner), found by its peer URL: an added member has no name until it starts.

@@ -20,13 +20,10 @@
 #   TIMEOUT       seconds to wait for each step (default 600)
 set -euo pipefail
 
-NAMESPACE=nginx-operator-system
-STATEFULSET=nginx-operator-etcd
+source "$(dirname "${BASH_SOURCE[0]}")/lib-etcd-admin.sh"
 APISERVER=nginx-operator-apiserver
 CONTROLLER=nginx-operator-controller
 BACKUP_CLAIM=${BACKUP_CLAIM:-nginx-operator-etcd-backups}
-KUBECTL=${KUBECTL:-kubectl}
-TIMEOUT=${TIMEOUT:-600}
 # Far past any revision a client saw: etcd's guidance for restores under Kubernetes.
 REVISION_BUMP=1000000000
 
@@ -36,21 +33,8 @@ case ${1:-} in
 esac
 snapshot=$1
 
-k() { "$KUBECTL" -n "$NAMESPACE" "$@"; }
-log() { printf '%s %s\n' "$(date +%H:%M:%S)" "$*"; }
 sts() { k get statefulset "$STATEFULSET" -o jsonpath="$1"; }
 no_pods() { [[ -z $(k get pods -l "app.kubernetes.io/name=$1" -o name) ]]; }
-until_ok() {
-  local what=$1 deadline=$((SECONDS + TIMEOUT))
-  shift
-  until "$@" >/dev/null 2>&1; do
-    if ((SECONDS >= deadline)); then
-      echo "timed out after ${TIMEOUT}s waiting for ${what}" >&2
-      return 1
-    fi
-    sleep 2
-  done
-}
 
 # What the restore needs from the StatefulSet as deployed (an overlay may have changed it).
 members=$(sts '{.spec.replicas}')

@@ -36,6 +36,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
 		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
 		{"the etcd NetworkPolicy admits only the apiserver pods and etcd's peers", etcdNetworkPolicyAdmitsOnlyTheAPIServer},
+		{"the apiserver's and the controller's NetworkPolicies open only their serving ports", servingPortsOnly},
 		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
 		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
@@ -45,6 +46,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"a rolling restart of etcd loses nothing", etcdRollingRestart},
 		{"with two of three etcd members down writes fail fast; back, nothing is lost", etcdQuorumLoss},
 		{"a member whose volume is lost is replaced by hack/etcd-replace-member.sh", etcdLostVolume},
+		{"the defragmentation CronJob returns the space the compactions freed", etcdDefragCronJob},
 		{"a backup restores into a fresh etcd cluster with hack/etcd-restore.sh", etcdBackupRestores},
 		{"rolling the apiserver to a new image loses nothing", func(t *testing.T) { upgradesWithoutLoss(t) }},
 	}
@@ -73,6 +75,17 @@ func deploySystem(t *testing.T) {
 		}
 	}
 	logPodStartTimes(t, systemNS, "app.kubernetes.io/part-of=nginx-operator")
+	// etcd and the apiserver are admitted with the cluster's critical priority.
+	for _, name := range []string{"nginx-operator-etcd", "nginx-operator-apiserver"} {
+		out := get(t, "get", "pods", "-n", systemNS, "-l", "app.kubernetes.io/name="+name,
+			"-o", `jsonpath={range .items[*]}{.spec.priorityClassName}={.spec.priority} {end}`)
+		for _, p := range strings.Fields(out) {
+			if p != "system-cluster-critical=2000000000" {
+				t.Errorf("%s pods run with priority %q, want system-cluster-critical=2000000000", name, out)
+				break
+			}
+		}
+	}
 	// The aggregator routes through the in-cluster Service: a ClusterIP Service with the
 	// apiserver pods as endpoints, not an ExternalName to localhost.
 	if got := get(t, "get", "service", "-n", systemNS, "nginx-operator-apiserver", "-o", "jsonpath={.spec.type}"); got != "ClusterIP" {

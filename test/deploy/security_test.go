@@ -208,6 +208,39 @@ func etcdNetworkPolicyAdmitsOnlyTheAPIServer(t *testing.T) {
 	}
 }
 
+// servingPortsOnly checks the NetworkPolicies of the apiserver and the controller: each
+// selects exactly its own Ready pods and opens only the port it serves on (the apiserver's
+// HTTPS port to the aggregator and Prometheus, the controller's metrics port), to any source.
+func servingPortsOnly(t *testing.T) {
+	for name, port := range map[string]int32{"nginx-operator-apiserver": 8443, "nginx-operator-controller": 8080} {
+		var policy networkingv1.NetworkPolicy
+		if err := json.Unmarshal([]byte(get(t, "get", "networkpolicy", "-n", systemNS, name, "-o", "json")), &policy); err != nil {
+			t.Fatalf("NetworkPolicy %s: %v", name, err)
+		}
+		selector, err := metav1.LabelSelectorAsSelector(&policy.Spec.PodSelector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		selected := get(t, "get", "pods", "-n", systemNS, "-l", selector.String(), "-o", "name")
+		if pods := readyPods(t, systemNS, "app.kubernetes.io/name="+name); strings.Count(selected, "\n") != len(pods) || len(pods) != 2 {
+			t.Errorf("NetworkPolicy %s selects %q; the %s pods are %v", name, selected, name, pods)
+		}
+		var open []string
+		for _, rule := range policy.Spec.Ingress {
+			for _, p := range rule.Ports {
+				open = append(open, p.Port.String())
+			}
+			if len(rule.Ports) == 0 {
+				open = append(open, "every port")
+			}
+		}
+		if len(policy.Spec.PolicyTypes) != 1 || policy.Spec.PolicyTypes[0] != networkingv1.PolicyTypeIngress || strings.Join(open, ",") != fmt.Sprint(port) {
+			t.Errorf("NetworkPolicy %s: policyTypes %v, open ports %v; want Ingress and %d only", name, policy.Spec.PolicyTypes, open, port)
+		}
+		t.Logf("NetworkPolicy %s: ports %v open to any source, every other port closed", name, open)
+	}
+}
+
 // admits reports whether an ingress rule lets a pod with these labels in namespace in: a
 // podSelector alone means the policy's namespace; ipBlocks and namespaceSelectors would let
 // more in and are reported.

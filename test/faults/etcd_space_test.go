@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -46,8 +47,7 @@ func TestEtcdStaysBoundedUnderStatusUpdates(t *testing.T) {
 	ctx := context.Background()
 	current := make([]*v1alpha2.NginxOperator, objects)
 	for i := range current {
-		obj, err := nos.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bounded-%d", i)},
-			Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr.To(int32(0))}}, metav1.CreateOptions{})
+		obj, err := nos.Create(ctx, typicalObject(fmt.Sprintf("bounded-%d", i)), metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,8 +83,7 @@ func TestEtcdStaysBoundedUnderStatusUpdates(t *testing.T) {
 			for round := 1; round <= updates; round++ {
 				for i := w; i < objects; i += workers {
 					obj := current[i].DeepCopy()
-					obj.Status.RealQPS = ptr.To(int64(round))
-					obj.Status.ObservedGeneration = obj.Generation
+					setTypicalStatus(obj, round)
 					updated, err := nos.UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 					if err != nil {
 						errs <- fmt.Errorf("status update %d of %s: %w", round, obj.Name, err)
@@ -137,6 +136,58 @@ func TestEtcdStaysBoundedUnderStatusUpdates(t *testing.T) {
 	}
 	if len(list.Items) != objects {
 		t.Errorf("%d objects, want %d", len(list.Items), objects)
+	}
+}
+
+// TestEtcdSizing measures what an NginxOperator with a typical spec and status takes in
+// etcd, for docs/operations.md's sizing: 3000 objects, their history compacted and the
+// database defragmented, against the empty database.
+func TestEtcdSizing(t *testing.T) {
+	const objects = 3000
+	etcd := startEtcd(t)
+	s := startAPIServer(t, t.TempDir(), "--etcd-servers", etcd.clientURL())
+	nos := s.client.OperatorV1alpha2().NginxOperators(ns)
+	ctx := context.Background()
+	empty := etcd.size()
+	for i := 0; i < objects; i++ {
+		obj, err := nos.Create(ctx, typicalObject(fmt.Sprintf("sized-%d", i)), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setTypicalStatus(obj, 1)
+		if _, err := nos.UpdateStatus(ctx, obj, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	etcd.etcdctl("compact", fmt.Sprint(etcd.size().Revision))
+	etcd.etcdctl("defrag")
+	full := etcd.size()
+	// The quota counts the file, free pages included.
+	perObject := float64(full.Size-empty.Size) / objects
+	t.Logf("%d objects: %s (empty: %s); %.0f bytes per object, about %.0f objects per GiB of quota (%.0f in the 512 MiB of artifacts/deploy)",
+		objects, full, empty, perObject, (1<<30)/perObject, (512<<20)/perObject)
+	if perObject <= 0 || perObject > 64<<10 {
+		t.Errorf("%.0f bytes per object is not a plausible size", perObject)
+	}
+}
+
+// typicalObject is an NginxOperator as users write them: an image, a port, a Service.
+func typicalObject(name string) *v1alpha2.NginxOperator {
+	return &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr.To(int32(0)), Image: "registry.example.com/nginx:1.27",
+			Ports:   []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
+			Service: &v1alpha2.ServiceSpec{Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}}}}
+}
+
+// setTypicalStatus writes what the controller reports: counts, the selector and two
+// conditions; round makes each write differ.
+func setTypicalStatus(obj *v1alpha2.NginxOperator, round int) {
+	obj.Status.RealQPS = ptr.To(int64(round))
+	obj.Status.ObservedGeneration = obj.Generation
+	obj.Status.Selector = "app.kubernetes.io/instance=" + obj.Name
+	obj.Status.Conditions = []metav1.Condition{
+		{Type: "Available", Status: metav1.ConditionTrue, Reason: "MinimumReplicasAvailable", Message: fmt.Sprintf("round %d", round), LastTransitionTime: metav1.Now(), ObservedGeneration: obj.Generation},
+		{Type: "OperatorDegraded", Status: metav1.ConditionFalse, Reason: "OperandsApplied", Message: "the Deployment and the Service are as specified", LastTransitionTime: metav1.Now(), ObservedGeneration: obj.Generation},
 	}
 }
 
