@@ -71,10 +71,7 @@ func etcdBackupRestores(t *testing.T) {
 	}
 
 	// A backup now, as the CronJob takes one.
-	mustKubectl(t, "", "create", "job", "-n", systemNS, "--from=cronjob/nginx-operator-etcd-backup", "backup-now")
-	t.Cleanup(func() { kubectl(t, "", "delete", "job", "-n", systemNS, "backup-now", "--ignore-not-found") })
-	mustKubectl(t, "", "wait", "-n", systemNS, "--for=condition=Complete", "job/backup-now", "--timeout=3m")
-	logs := mustKubectl(t, "", "logs", "-n", systemNS, "job/backup-now")
+	logs, _ := runJobFromCronJob(t, "nginx-operator-etcd-backup", "backup-now")
 	m := regexp.MustCompile(`"path":"([^"]+)".*"revision":(\d+).*"bytes":(\d+)`).FindStringSubmatch(logs)
 	if m == nil {
 		t.Fatalf("the backup job did not report a snapshot:\n%s", logs)

@@ -36,13 +36,8 @@ func etcdDefragCronJob(t *testing.T) {
 		}
 		before[p] = st
 	}
-	const job = "defrag-now"
-	mustKubectl(t, "", "create", "job", "-n", systemNS, "--from=cronjob/nginx-operator-etcd-defrag", job)
-	t.Cleanup(func() { kubectl(t, "", "delete", "job", "-n", systemNS, job, "--ignore-not-found") })
-	start := time.Now()
-	mustKubectl(t, "", "wait", "-n", systemNS, "--for=condition=Complete", "job/"+job, "--timeout=3m")
-	t.Logf("the defragmentation job completed in %s:\n%s", time.Since(start).Round(100*time.Millisecond),
-		strings.TrimSpace(mustKubectl(t, "", "logs", "-n", systemNS, "job/"+job)))
+	logs, took := runJobFromCronJob(t, "nginx-operator-etcd-defrag", "defrag-now")
+	t.Logf("the defragmentation job completed in %s:\n%s", took.Round(100*time.Millisecond), strings.TrimSpace(logs))
 	const slack = 1 << 20
 	for _, p := range pods {
 		after, err := etcdStatus(t, p)

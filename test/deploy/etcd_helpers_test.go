@@ -170,3 +170,22 @@ func nodeScript(script string) (string, error) {
 	}
 	return string(out), nil
 }
+
+// runJobFromCronJob starts a Job from one of artifacts/deploy's CronJobs, as an administrator
+// runs one at once, waits until it completes and returns its log; a Job that fails stops
+// the test with the log.
+func runJobFromCronJob(t *testing.T, cronJob, job string) (string, time.Duration) {
+	t.Helper()
+	mustKubectl(t, "", "create", "job", "-n", systemNS, "--from=cronjob/"+cronJob, job)
+	t.Cleanup(func() { kubectl(t, "", "delete", "job", "-n", systemNS, job, "--ignore-not-found") })
+	var conditions string
+	took := waitFor(t, 3*time.Minute, "job "+job+" to complete or fail", func() bool {
+		conditions = get(t, "get", "job", "-n", systemNS, job, "-o", `jsonpath={.status.conditions[?(@.status=="True")].type}`)
+		return strings.Contains(conditions, "Complete") || strings.Contains(conditions, "Failed")
+	})
+	logs, _, _ := kubectl(t, "", "logs", "-n", systemNS, "job/"+job)
+	if !strings.Contains(conditions, "Complete") {
+		t.Fatalf("job %s from cronjob/%s: %s; log:\n%s", job, cronJob, conditions, logs)
+	}
+	return logs, took
+}
