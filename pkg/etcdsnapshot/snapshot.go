@@ -40,10 +40,12 @@ type Options struct {
 	// Dir receives the snapshots; Keep of them, the newest, stay.
 	Dir  string
 	Keep int
-	// Timeout bounds each member's attempt.
-	Timeout time.Duration
-	Logger  *zap.Logger
-	Now     func() time.Time
+	// Timeout bounds each member's attempt; ConnectTimeout (default 10s) its first request,
+	// so that a member that is down costs that, not the whole Timeout.
+	Timeout        time.Duration
+	ConnectTimeout time.Duration
+	Logger         *zap.Logger
+	Now            func() time.Time
 }
 
 // Result describes a saved snapshot.
@@ -68,6 +70,9 @@ func Save(ctx context.Context, o Options) (Result, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
+	if o.ConnectTimeout == 0 {
+		o.ConnectTimeout = 10 * time.Second
+	}
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return Result{}, err
 	}
@@ -88,12 +93,14 @@ func Save(ctx context.Context, o Options) (Result, error) {
 func saveFrom(ctx context.Context, o Options, endpoint, path string) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	cfg := clientv3.Config{Endpoints: []string{endpoint}, TLS: o.TLS, DialTimeout: 10 * time.Second, Context: ctx, Logger: o.Logger}
+	cfg := clientv3.Config{Endpoints: []string{endpoint}, TLS: o.TLS, DialTimeout: o.ConnectTimeout, Context: ctx, Logger: o.Logger}
 	cli, err := clientv3.New(cfg)
 	if err != nil {
 		return Result{}, err
 	}
-	status, err := cli.Status(ctx, endpoint)
+	statusCtx, cancelStatus := context.WithTimeout(ctx, o.ConnectTimeout)
+	status, err := cli.Status(statusCtx, endpoint)
+	cancelStatus()
 	cli.Close()
 	if err != nil {
 		return Result{}, err
