@@ -31,10 +31,14 @@ const (
 	extMapType     = "x-kubernetes-map-type"
 )
 
-// ignoredExtensions have no CRD equivalent: CRDs do not support strategic merge patch.
+// ignoredExtensions have no CRD equivalent: CRDs do not support strategic merge patch,
+// and unions (core/v1's AppArmorProfile, reached through spec.securityContext) are
+// documentation there; kube-apiserver validates them in Go, as it does the CRD's copy
+// of the same types when the Deployment is created.
 var ignoredExtensions = map[string]bool{
 	"x-kubernetes-patch-strategy":  true,
 	"x-kubernetes-patch-merge-key": true,
+	"x-kubernetes-unions":          true,
 }
 
 // copyExtensions carries the x-kubernetes-* extensions a CRD schema supports and refuses

@@ -70,7 +70,7 @@ func TestDeployment(t *testing.T) {
 	no.Spec.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")}}
 	no.Spec.ForceRedeploy = "v2"
 
-	d, err := Deployment(no)
+	d, err := Deployment(no, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestDeployment(t *testing.T) {
 	}
 
 	// Another instance in the namespace selects only its own pods.
-	other, _ := Deployment(sample("api"))
+	other, _ := Deployment(sample("api"), "")
 	if equalMaps(other.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {
 		t.Error("two NginxOperators share a selector")
 	}
@@ -119,7 +119,7 @@ func TestDeploymentOptionalParts(t *testing.T) {
 	no.Spec.Ports = []corev1.ContainerPort{{Name: "dns", ContainerPort: 53, Protocol: corev1.ProtocolUDP}}
 	no.Spec.Replicas = nil
 	no.Spec.QPS = &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}
-	d, err := Deployment(no)
+	d, err := Deployment(no, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,11 +80,16 @@ func ownerReference(no *v1alpha2.NginxOperator) *metav1ac.OwnerReferenceApplyCon
 		WithBlockOwnerDeletion(true)
 }
 
-// Deployment returns the Deployment the NginxOperator asks for. Only fields set here are
-// owned by the controller; everything else is left to Kubernetes defaults and other managers.
-func Deployment(no *v1alpha2.NginxOperator) (*appsv1ac.DeploymentApplyConfiguration, error) {
+// Deployment returns the Deployment the NginxOperator asks for; contentHash is the hash of
+// what it mounts from ConfigMaps and Secrets ("" when it mounts none). Only fields set
+// here are owned by the controller; everything else is left to Kubernetes defaults and
+// other managers.
+func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	spec := &no.Spec
-	container := corev1ac.Container().WithName(ContainerName).WithImage(spec.Image)
+	// When nginx exits, the last lines it logged (a configuration error, say) become the
+	// termination message that status quotes.
+	container := corev1ac.Container().WithName(ContainerName).WithImage(spec.Image).
+		WithTerminationMessagePolicy(corev1.TerminationMessageFallbackToLogsOnError)
 	for _, p := range spec.Ports {
 		port := corev1ac.ContainerPort().WithName(p.Name).WithContainerPort(p.ContainerPort).WithProtocol(protocolOrTCP(p.Protocol))
 		if p.HostPort != 0 {
@@ -111,15 +116,42 @@ func Deployment(no *v1alpha2.NginxOperator) (*appsv1ac.DeploymentApplyConfigurat
 	}
 	if probePort, ok := firstTCPPort(spec.Ports); ok {
 		container.
-			WithReadinessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(probePort)).WithPeriodSeconds(5)).
-			WithLivenessProbe(corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(probePort)).WithInitialDelaySeconds(10).WithPeriodSeconds(10))
+			WithReadinessProbe(probe(probePort, spec.HealthcheckPath).WithPeriodSeconds(5)).
+			WithLivenessProbe(probe(probePort, spec.HealthcheckPath).WithInitialDelaySeconds(10).WithPeriodSeconds(10))
 	}
+	if spec.SecurityContext != nil {
+		sc, err := convert[corev1ac.SecurityContextApplyConfiguration](spec.SecurityContext)
+		if err != nil {
+			return nil, err
+		}
+		container.WithSecurityContext(sc)
+	}
+	volumes, volumeMounts := mounts(no)
+	container.WithVolumeMounts(volumeMounts...)
 
-	template := corev1ac.PodTemplateSpec().
-		WithLabels(objectLabels(no)).
-		WithSpec(corev1ac.PodSpec().WithContainers(container))
+	podSpec := corev1ac.PodSpec().WithContainers(container).WithVolumes(volumes...)
+	template := corev1ac.PodTemplateSpec().WithSpec(podSpec)
+	annotations := map[string]string{}
+	if pod := spec.Pod; pod != nil {
+		if err := setPodOptions(podSpec, pod, SelectorLabels(no)); err != nil {
+			return nil, err
+		}
+		template.WithLabels(pod.Labels)
+		for k, v := range pod.Annotations {
+			annotations[k] = v
+		}
+	}
+	// The controller's own labels and annotations win over the user's (validation
+	// refuses the clashing labels; annotations are overwritten).
+	template.WithLabels(objectLabels(no))
 	if spec.ForceRedeploy != "" {
-		template.WithAnnotations(map[string]string{ForceRedeployAnnotation: spec.ForceRedeploy})
+		annotations[ForceRedeployAnnotation] = spec.ForceRedeploy
+	}
+	if contentHash != "" {
+		annotations[ContentHashAnnotation] = contentHash
+	}
+	if len(annotations) > 0 {
+		template.WithAnnotations(annotations)
 	}
 	return appsv1ac.Deployment(no.Name, no.Namespace).
 		WithLabels(objectLabels(no)).
@@ -128,6 +160,14 @@ func Deployment(no *v1alpha2.NginxOperator) (*appsv1ac.DeploymentApplyConfigurat
 			WithReplicas(DesiredReplicas(spec)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(SelectorLabels(no))).
 			WithTemplate(template)), nil
+}
+
+// probe is an HTTP GET of path when the spec names one, else a TCP connect.
+func probe(port intstr.IntOrString, path string) *corev1ac.ProbeApplyConfiguration {
+	if path != "" {
+		return corev1ac.Probe().WithHTTPGet(corev1ac.HTTPGetAction().WithPath(path).WithPort(port))
+	}
+	return corev1ac.Probe().WithTCPSocket(corev1ac.TCPSocketAction().WithPort(port))
 }
 
 // firstTCPPort is the port the probes check: a TCP connect needs a TCP port.

@@ -25,7 +25,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -76,8 +78,15 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	mgr, err := ctrl.NewManager(withProtobuf(cfg), ctrl.Options{
 		Scheme: NewScheme(),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}: managed,
-			&corev1.Service{}:    managed,
+			&appsv1.Deployment{}:            managed,
+			&corev1.Service{}:               managed,
+			&policyv1.PodDisruptionBudget{}: managed,
+			// The nginx pods carry the label through the pod template; no other pod is cached.
+			&corev1.Pod{}: managed,
+			// Of ConfigMaps and Secrets only metadata is cached, without managed fields:
+			// enough to notice a change to one an NginxOperator mounts.
+			metadataOf("ConfigMap"): {Transform: cache.TransformStripManagedFields()},
+			metadataOf("Secret"):    {Transform: cache.TransformStripManagedFields()},
 		}},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.ProbeAddr,
@@ -113,6 +122,12 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+func metadataOf(kind string) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
+	return m
 }
 
 // newApplier is the client of server-side applies. controller-runtime decodes an

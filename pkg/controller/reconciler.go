@@ -21,12 +21,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
@@ -87,21 +90,50 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if obs.Blocked != "" {
 		return ctrl.Result{RequeueAfter: BlockedRecheckInterval}, nil
 	}
-	return ctrl.Result{}, nil
+	// A pod that runs but is not ready yet is looked at again when it would count as
+	// failing: the passing of time sends no event.
+	return ctrl.Result{RequeueAfter: obs.Recheck}, nil
 }
 
-// ensureOperands ensures the Deployment and then the Service; a failure of one does
-// not keep the other from being ensured.
+// ensureOperands ensures the ConfigMap of an inline configuration, the Deployment, the
+// Service and the PodDisruptionBudget, and looks at the pods; a failure of one step
+// does not keep the others from being tried.
 func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOperator) (Observation, error) {
-	deployment, deploymentBlocked, deploymentErr := r.ensureDeployment(ctx, no)
+	contentHash, problems, contentErr := r.mountedContent(ctx, no)
+	configMapBlocked, configMapErr := r.ensureConfigMap(ctx, no)
+	var deployment *appsv1.Deployment
+	var deploymentBlocked string
+	var deploymentErr error
+	if contentErr == nil {
+		deployment, deploymentBlocked, deploymentErr = r.ensureDeployment(ctx, no, contentHash)
+	} else {
+		// Without the hash the pods could not follow the content: keep them as they are.
+		deploymentErr = fmt.Errorf("reading what spec.config, spec.files and spec.tls mount: %w", contentErr)
+		deployment, _ = r.liveDeployment(ctx, no)
+	}
 	serviceBlocked, serviceErr := r.ensureService(ctx, no)
+	pdbBlocked, pdbErr := r.ensurePodDisruptionBudget(ctx, no)
+	podFailure, recheck, podsErr := r.podFailures(ctx, no)
 	obs := Observation{
 		Deployment:        deployment,
-		Blocked:           cmp.Or(deploymentBlocked, serviceBlocked),
-		DeploymentFailure: failure(deploymentErr),
-		ServiceFailure:    failure(serviceErr),
+		Blocked:           cmp.Or(configMapBlocked, deploymentBlocked, serviceBlocked, pdbBlocked),
+		DeploymentFailure: joinFailures(failure(configMapErr), failure(deploymentErr)),
+		ServiceFailure:    joinFailures(failure(serviceErr), failure(pdbErr)),
+		ReferenceProblems: problems,
+		PodFailure:        podFailure,
+		Recheck:           recheck,
 	}
-	return obs, errors.Join(deploymentErr, serviceErr)
+	return obs, errors.Join(configMapErr, deploymentErr, serviceErr, pdbErr, podsErr)
+}
+
+func joinFailures(failures ...string) string {
+	kept := failures[:0]
+	for _, f := range failures {
+		if f != "" {
+			kept = append(kept, f)
+		}
+	}
+	return strings.Join(kept, "; ")
 }
 
 // failure is what status reports of an error. A conflict only means the cache was
@@ -130,13 +162,13 @@ func outcome(obs Observation, operandErr, statusErr error) string {
 // live one already matches. A same-named Deployment controlled by something else is
 // left alone and reported. It returns the Deployment as it now is: the applied one, or
 // the live one when the apply failed, so status shows what still serves.
-func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOperator) (*appsv1.Deployment, string, error) {
-	desired, err := Deployment(no)
+func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOperator, contentHash string) (*appsv1.Deployment, string, error) {
+	desired, err := Deployment(no, contentHash)
 	if err != nil {
 		return nil, "", err
 	}
 	live := &appsv1.Deployment{}
-	found, blocked, err := r.getOwned(ctx, no, live)
+	found, blocked, err := r.getOwned(ctx, no, no.Name, live)
 	if err != nil || blocked != "" {
 		return nil, blocked, err
 	}
@@ -170,7 +202,7 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
 	desired := Service(no)
 	live := &corev1.Service{}
-	found, blocked, err := r.getOwned(ctx, no, live)
+	found, blocked, err := r.getOwned(ctx, no, no.Name, live)
 	if err != nil || blocked != "" {
 		return blocked, err
 	}
@@ -204,24 +236,36 @@ func (r *Reconciler) apply(ctx context.Context, no *v1alpha2.NginxOperator, obj 
 	return nil
 }
 
-// getOwned reads the same-named child into obj. It reports a block, and emits a
-// Warning event, when the child exists but another controller (or nobody) controls it.
-func (r *Reconciler) getOwned(ctx context.Context, no *v1alpha2.NginxOperator, obj client.Object) (found bool, blocked string, err error) {
-	key := client.ObjectKeyFromObject(no)
+// getOwned reads the child called name into obj, from the cache and, when the cache
+// does not hold it, from the API server. It reports a block, and emits a Warning event,
+// when the child exists but another controller (or nobody) controls it.
+func (r *Reconciler) getOwned(ctx context.Context, no *v1alpha2.NginxOperator, name string, obj client.Object) (found bool, blocked string, err error) {
+	key := client.ObjectKey{Namespace: no.Namespace, Name: name}
 	err = r.Client.Get(ctx, key, obj)
 	if apierrors.IsNotFound(err) {
 		// The cache holds only labelled objects: ask the API server before an apply
 		// could take over a same-named stranger.
 		err = r.APIReader.Get(ctx, key, obj)
 	}
-	if err != nil {
-		return false, "", client.IgnoreNotFound(err)
+	return r.controlled(no, obj, err)
+}
+
+// getOwnedUncached is getOwned for kinds the controller caches no full objects of
+// (ConfigMaps: a cache would hold every ConfigMap of the cluster).
+func (r *Reconciler) getOwnedUncached(ctx context.Context, no *v1alpha2.NginxOperator, name string, obj client.Object) (found bool, blocked string, err error) {
+	err = r.APIReader.Get(ctx, client.ObjectKey{Namespace: no.Namespace, Name: name}, obj)
+	return r.controlled(no, obj, err)
+}
+
+func (r *Reconciler) controlled(no *v1alpha2.NginxOperator, obj client.Object, getErr error) (found bool, blocked string, err error) {
+	if getErr != nil {
+		return false, "", client.IgnoreNotFound(getErr)
 	}
 	if owner := metav1.GetControllerOf(obj); owner != nil && owner.UID == no.UID {
 		return true, "", nil
 	}
 	kind := kindOf(obj)
-	blocked = fmt.Sprintf("%s %s/%s exists and is not controlled by this NginxOperator; rename or delete it", kind, no.Namespace, no.Name)
+	blocked = fmt.Sprintf("%s %s/%s exists and is not controlled by this NginxOperator; rename or delete it", kind, no.Namespace, obj.GetName())
 	r.event(no, corev1.EventTypeWarning, "OwnershipConflict", "Apply"+kind, "%s", blocked)
 	return true, blocked, nil
 }
@@ -231,6 +275,12 @@ func (r *Reconciler) updateStatus(ctx context.Context, no *v1alpha2.NginxOperato
 	status := ComputeStatus(no, obs, metav1.NewTime(r.Clock.Now()))
 	if apiequality.Semantic.DeepEqual(status, no.Status) {
 		return nil
+	}
+	// A Warning event when the NginxOperator stalls, or stalls for another reason:
+	// kubectl describe and event-based alerting see it without reading conditions.
+	now, before := apimeta.FindStatusCondition(status.Conditions, v1alpha2.ConditionStalled), apimeta.FindStatusCondition(no.Status.Conditions, v1alpha2.ConditionStalled)
+	if now != nil && now.Status == metav1.ConditionTrue && (before == nil || before.Status != metav1.ConditionTrue || before.Reason != now.Reason) {
+		r.event(no, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
 	}
 	updated := no.DeepCopy()
 	updated.Status = status
@@ -257,6 +307,10 @@ func kindOf(obj runtime.Object) string {
 		return "Deployment"
 	case *corev1.Service:
 		return "Service"
+	case *corev1.ConfigMap:
+		return "ConfigMap"
+	case *policyv1.PodDisruptionBudget:
+		return "PodDisruptionBudget"
 	}
 	return fmt.Sprintf("%T", obj)
 }

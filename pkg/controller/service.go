@@ -48,8 +48,20 @@ func Service(no *v1alpha2.NginxOperator) *corev1ac.ServiceApplyConfiguration {
 		}
 		spec.WithPorts(port)
 	}
-	return corev1ac.Service(no.Name, no.Namespace).
-		WithLabels(objectLabels(no)).
+	svc := corev1ac.Service(no.Name, no.Namespace)
+	if extra := no.Spec.Service; extra != nil {
+		svc.WithLabels(extra.Labels)
+		if len(extra.Annotations) > 0 {
+			svc.WithAnnotations(extra.Annotations)
+		}
+		if extra.ExternalTrafficPolicy != "" && svcType != corev1.ServiceTypeClusterIP {
+			spec.WithExternalTrafficPolicy(extra.ExternalTrafficPolicy)
+		}
+		if len(extra.LoadBalancerSourceRanges) > 0 && svcType == corev1.ServiceTypeLoadBalancer {
+			spec.WithLoadBalancerSourceRanges(extra.LoadBalancerSourceRanges...)
+		}
+	}
+	return svc.WithLabels(objectLabels(no)).
 		WithOwnerReferences(ownerReference(no)).
 		WithSpec(spec)
 }

@@ -19,6 +19,7 @@ package controller
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,6 +41,14 @@ type Observation struct {
 	// the Service from matching the spec, usually the API server's refusal with its
 	// message; empty when that step succeeded.
 	DeploymentFailure, ServiceFailure string
+	// ReferenceProblems are ConfigMaps, Secrets or keys the spec mounts that the pods
+	// cannot mount as they are.
+	ReferenceProblems []string
+	// PodFailure explains pods that are created but cannot run; nil when none fails.
+	PodFailure *PodFailure
+	// Recheck is when to look at the pods again although nothing changed: a pod that
+	// runs but is not ready yet counts as failing after NotReadyGrace.
+	Recheck time.Duration
 }
 
 // maxMessageLength is the longest condition message the API accepts.
@@ -64,8 +73,7 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 		status.RealQPS = &real
 	}
 
-	available, progressing, degraded := conditions(no, obs)
-	for _, c := range []metav1.Condition{available, progressing, degraded} {
+	for _, c := range conditions(no, obs) {
 		c.ObservedGeneration = no.Generation
 		c.LastTransitionTime = now
 		apimeta.SetStatusCondition(&status.Conditions, c)
@@ -73,12 +81,17 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 	return status
 }
 
-func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progressing, degraded metav1.Condition) {
-	available = metav1.Condition{Type: v1alpha2.ConditionAvailable}
-	progressing = metav1.Condition{Type: v1alpha2.ConditionProgressing}
-	degraded = metav1.Condition{Type: v1alpha2.ConditionOperatorDegraded}
+// conditions returns Available, Progressing and OperatorDegraded, which describe the
+// operand as OpenShift-style operators do, and Ready, Reconciling and Stalled, the
+// summary kstatus-based tools read.
+func conditions(no *v1alpha2.NginxOperator, obs Observation) []metav1.Condition {
+	available := metav1.Condition{Type: v1alpha2.ConditionAvailable}
+	progressing := metav1.Condition{Type: v1alpha2.ConditionProgressing}
+	degraded := metav1.Condition{Type: v1alpha2.ConditionOperatorDegraded}
 	desired := DesiredReplicas(&no.Spec)
 	d := obs.Deployment
+	// stalled: reaching the spec needs someone to act; done: the spec is reached.
+	stalled, done := true, false
 
 	switch {
 	case obs.Blocked != "":
@@ -97,6 +110,7 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progres
 		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
 		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
 	case d == nil:
+		stalled = false
 		msg := "the Deployment does not exist yet"
 		set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 		set(&progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
@@ -107,11 +121,13 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progres
 		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
 		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
 	case rolledOut(d, desired):
+		stalled, done = false, true
 		msg := fmt.Sprintf("%d of %d pods available", d.Status.AvailableReplicas, desired)
 		set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
 		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonRolloutComplete, "the Deployment is rolled out")
 		set(&degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
 	default:
+		stalled = false
 		msg := fmt.Sprintf("%d of %d pods ready, %d available, %d updated", d.Status.ReadyReplicas, desired, d.Status.AvailableReplicas, d.Status.UpdatedReplicas)
 		if conditionStatus(d, appsv1.DeploymentAvailable) == metav1.ConditionTrue {
 			set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
@@ -122,18 +138,57 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) (available, progres
 		}
 		set(&progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
 	}
-	// A refused Service degrades the operator but leaves Available to the Deployment.
+	// Pods that cannot run, or mounts that cannot be made, explain a rollout that does
+	// not finish; they leave Available to the pods that do serve.
+	if !done && obs.Blocked == "" && obs.DeploymentFailure == "" {
+		reason, msg := "", ""
+		switch {
+		case len(obs.ReferenceProblems) > 0:
+			reason, msg = v1alpha2.ReasonReferenceNotFound, strings.Join(obs.ReferenceProblems, "; ")
+		case obs.PodFailure != nil:
+			reason, msg = obs.PodFailure.Reason, obs.PodFailure.Message
+		}
+		if reason != "" {
+			stalled = true
+			set(&degraded, metav1.ConditionTrue, reason, msg)
+			if available.Status != metav1.ConditionTrue {
+				set(&available, available.Status, reason, msg)
+			}
+		}
+	}
+	// A refused Service or PodDisruptionBudget degrades the operator but leaves
+	// Available to the Deployment.
 	if obs.ServiceFailure != "" && obs.Blocked == "" {
-		if obs.DeploymentFailure != "" {
+		stalled, done = true, false
+		if degraded.Status == metav1.ConditionTrue && degraded.Reason != v1alpha2.ReasonOperandDeploymentNotAvailable {
 			degraded.Message += "; " + obs.ServiceFailure
 		} else {
 			set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandServiceFailed, obs.ServiceFailure)
 		}
 	}
-	for _, c := range []*metav1.Condition{&available, &progressing, &degraded} {
-		c.Message = truncate(c.Message, maxMessageLength)
+
+	ready := metav1.Condition{Type: v1alpha2.ConditionReady}
+	reconciling := metav1.Condition{Type: v1alpha2.ConditionReconciling}
+	stall := metav1.Condition{Type: v1alpha2.ConditionStalled}
+	switch {
+	case stalled:
+		set(&ready, metav1.ConditionFalse, degraded.Reason, degraded.Message)
+		set(&reconciling, metav1.ConditionFalse, degraded.Reason, "waiting for someone to act: "+degraded.Message)
+		set(&stall, metav1.ConditionTrue, degraded.Reason, degraded.Message)
+	case done:
+		set(&ready, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, available.Message)
+		set(&reconciling, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+		set(&stall, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+	default:
+		set(&ready, metav1.ConditionFalse, progressing.Reason, progressing.Message)
+		set(&reconciling, metav1.ConditionTrue, progressing.Reason, progressing.Message)
+		set(&stall, metav1.ConditionFalse, progressing.Reason, "making progress: "+progressing.Message)
 	}
-	return available, progressing, degraded
+	all := []metav1.Condition{ready, available, progressing, degraded, reconciling, stall}
+	for i := range all {
+		all[i].Message = truncate(all[i].Message, maxMessageLength)
+	}
+	return all
 }
 
 func set(c *metav1.Condition, status metav1.ConditionStatus, reason, message string) {

@@ -53,19 +53,26 @@ var discovery = map[string]any{
 	"/api": metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"}},
 	"/apis": metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{
 		{Name: "apps", Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "apps/v1", Version: "v1"}}, PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: "apps/v1", Version: "v1"}},
+		{Name: "policy", Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: "policy/v1", Version: "v1"}}, PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: "policy/v1", Version: "v1"}},
 		{Name: v1alpha2.GroupName, Versions: []metav1.GroupVersionForDiscovery{{GroupVersion: v1alpha2.SchemeGroupVersion.String(), Version: "v1alpha2"}}, PreferredVersion: metav1.GroupVersionForDiscovery{GroupVersion: v1alpha2.SchemeGroupVersion.String(), Version: "v1alpha2"}},
 	}},
-	"/api/v1":       resourceList("v1", "services", "Service"),
-	"/apis/apps/v1": resourceList("apps/v1", "deployments", "Deployment"),
+	"/api/v1":         resourceList("v1", "services", "Service", "configmaps", "ConfigMap", "secrets", "Secret", "pods", "Pod"),
+	"/apis/apps/v1":   resourceList("apps/v1", "deployments", "Deployment"),
+	"/apis/policy/v1": resourceList("policy/v1", "poddisruptionbudgets", "PodDisruptionBudget"),
 	"/apis/" + v1alpha2.SchemeGroupVersion.String(): resourceList(v1alpha2.SchemeGroupVersion.String(), "nginxoperators", "NginxOperator"),
 }
 
-func resourceList(groupVersion, resource, kind string) metav1.APIResourceList {
+// resourceList lists namespaced resources given as pairs of resource and kind.
+func resourceList(groupVersion string, resourcesAndKinds ...string) metav1.APIResourceList {
 	verbs := metav1.Verbs{"get", "list", "watch", "create", "update", "patch", "delete"}
-	return metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: groupVersion, APIResources: []metav1.APIResource{
-		{Name: resource, Namespaced: true, Kind: kind, Verbs: verbs},
-		{Name: resource + "/status", Namespaced: true, Kind: kind, Verbs: metav1.Verbs{"get", "update", "patch"}},
-	}}
+	list := metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: groupVersion}
+	for i := 0; i+1 < len(resourcesAndKinds); i += 2 {
+		resource, kind := resourcesAndKinds[i], resourcesAndKinds[i+1]
+		list.APIResources = append(list.APIResources,
+			metav1.APIResource{Name: resource, Namespaced: true, Kind: kind, Verbs: verbs},
+			metav1.APIResource{Name: resource + "/status", Namespaced: true, Kind: kind, Verbs: metav1.Verbs{"get", "update", "patch"}})
+	}
+	return list
 }
 
 func (s *fakeAPIServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {

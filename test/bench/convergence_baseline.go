@@ -133,7 +133,7 @@ func (s *convergenceStack) applyChildren(ctx context.Context, ns string, n int) 
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s%05d", convergencePrefix, i), Namespace: ns},
 					Spec:       benchSpec(&replicas),
 				}
-				d, err := controller.Deployment(no)
+				d, err := controller.Deployment(no, "")
 				if err != nil {
 					errs <- err
 					return

@@ -19,6 +19,7 @@ package operator
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -60,12 +61,76 @@ type NginxOperatorSpec struct {
 	Service *ServiceSpec
 	// QPS, when set, derives the replica count from the load to serve.
 	QPS *QPSSpec
+	// Config is nginx.conf, inline or from a ConfigMap key; the image's own when nil.
+	Config *ConfigSource
+	// Files are ConfigMaps mounted as directories of files.
+	Files []ConfigMapFiles
+	// TLS are kubernetes.io/tls Secrets mounted under TLSDirectory.
+	TLS []TLSSecret
+	// HealthcheckPath, when set, makes the probes HTTP GETs of this path.
+	HealthcheckPath string
+	// SecurityContext of the nginx container.
+	SecurityContext *corev1.SecurityContext
+	// Pod carries placement, identity and pod-level settings.
+	Pod *PodOptions
+	// PodDisruptionBudget, when set, asks for a PodDisruptionBudget of the nginx pods.
+	PodDisruptionBudget *PodDisruptionBudgetSpec
+}
+
+// ConfigSource is nginx.conf, given inline or by reference; exactly one is set.
+type ConfigSource struct {
+	Inline          string
+	ConfigMapKeyRef *ConfigMapKeyReference
+}
+
+// ConfigMapKeyReference names one key of a ConfigMap in the NginxOperator's namespace.
+type ConfigMapKeyReference struct {
+	Name string
+	Key  string
+}
+
+// ConfigMapFiles mounts every key of a ConfigMap as a file in MountPath.
+type ConfigMapFiles struct {
+	ConfigMapName string
+	MountPath     string
+}
+
+// TLSSecret is a kubernetes.io/tls Secret mounted at TLSDirectory/SecretName.
+type TLSSecret struct {
+	SecretName string
+}
+
+// PodOptions are the pod template's settings beyond the nginx container.
+type PodOptions struct {
+	Labels                    map[string]string
+	Annotations               map[string]string
+	NodeSelector              map[string]string
+	Tolerations               []corev1.Toleration
+	Affinity                  *corev1.Affinity
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint
+	PriorityClassName         string
+	ImagePullSecrets          []corev1.LocalObjectReference
+	ServiceAccountName        string
+	SecurityContext           *corev1.PodSecurityContext
+}
+
+// PodDisruptionBudgetSpec sets exactly one of MinAvailable and MaxUnavailable.
+type PodDisruptionBudgetSpec struct {
+	MinAvailable   *intstr.IntOrString
+	MaxUnavailable *intstr.IntOrString
 }
 
 // ServiceSpec describes the Service created for an NginxOperator.
 type ServiceSpec struct {
 	Type  ServiceType
 	Ports []ServicePort
+	// Labels and Annotations are added to the Service's own.
+	Labels      map[string]string
+	Annotations map[string]string
+	// ExternalTrafficPolicy for NodePort and LoadBalancer Services.
+	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy
+	// LoadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.
+	LoadBalancerSourceRanges []string
 }
 
 // ServiceType is ClusterIP, NodePort or LoadBalancer.

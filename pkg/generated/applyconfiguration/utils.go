@@ -42,18 +42,30 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1alpha1.NginxOperatorStatusApplyConfiguration{}
 
 		// Group=operator.example.com, Version=v1alpha2
+	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapFiles"):
+		return &operatorv1alpha2.ConfigMapFilesApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapKeyReference"):
+		return &operatorv1alpha2.ConfigMapKeyReferenceApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("ConfigSource"):
+		return &operatorv1alpha2.ConfigSourceApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("NginxOperator"):
 		return &operatorv1alpha2.NginxOperatorApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("NginxOperatorSpec"):
 		return &operatorv1alpha2.NginxOperatorSpecApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("NginxOperatorStatus"):
 		return &operatorv1alpha2.NginxOperatorStatusApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("PodDisruptionBudgetSpec"):
+		return &operatorv1alpha2.PodDisruptionBudgetSpecApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("PodOptions"):
+		return &operatorv1alpha2.PodOptionsApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("QPSSpec"):
 		return &operatorv1alpha2.QPSSpecApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ServicePort"):
 		return &operatorv1alpha2.ServicePortApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ServiceSpec"):
 		return &operatorv1alpha2.ServiceSpecApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("TLSSecret"):
+		return &operatorv1alpha2.TLSSecretApplyConfiguration{}
 
 	}
 	return nil

@@ -42,13 +42,19 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha1_NginxOperatorList(ref),
 		v1alpha1.NginxOperatorSpec{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha1_NginxOperatorSpec(ref),
 		v1alpha1.NginxOperatorStatus{}.OpenAPIModelName():              schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref),
+		v1alpha2.ConfigMapFiles{}.OpenAPIModelName():                   schema_pkg_apis_operator_v1alpha2_ConfigMapFiles(ref),
+		v1alpha2.ConfigMapKeyReference{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_ConfigMapKeyReference(ref),
+		v1alpha2.ConfigSource{}.OpenAPIModelName():                     schema_pkg_apis_operator_v1alpha2_ConfigSource(ref),
 		v1alpha2.NginxOperator{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_NginxOperator(ref),
 		v1alpha2.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorList(ref),
 		v1alpha2.NginxOperatorSpec{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref),
 		v1alpha2.NginxOperatorStatus{}.OpenAPIModelName():              schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref),
+		v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName():          schema_pkg_apis_operator_v1alpha2_PodDisruptionBudgetSpec(ref),
+		v1alpha2.PodOptions{}.OpenAPIModelName():                       schema_pkg_apis_operator_v1alpha2_PodOptions(ref),
 		v1alpha2.QPSSpec{}.OpenAPIModelName():                          schema_pkg_apis_operator_v1alpha2_QPSSpec(ref),
 		v1alpha2.ServicePort{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServicePort(ref),
 		v1alpha2.ServiceSpec{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref),
+		v1alpha2.TLSSecret{}.OpenAPIModelName():                        schema_pkg_apis_operator_v1alpha2_TLSSecret(ref),
 		v1.ContainerResourceMetricSource{}.OpenAPIModelName():          schema_k8sio_api_autoscaling_v1_ContainerResourceMetricSource(ref),
 		v1.ContainerResourceMetricStatus{}.OpenAPIModelName():          schema_k8sio_api_autoscaling_v1_ContainerResourceMetricStatus(ref),
 		v1.CrossVersionObjectReference{}.OpenAPIModelName():            schema_k8sio_api_autoscaling_v1_CrossVersionObjectReference(ref),
@@ -542,6 +548,94 @@ func schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref common.ReferenceC
 	}
 }
 
+func schema_pkg_apis_operator_v1alpha2_ConfigMapFiles(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConfigMapFiles mounts every key of a ConfigMap as a file in a directory.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"configMapName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "configMapName is the ConfigMap in the NginxOperator's namespace.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"mountPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "mountPath is the absolute directory the files appear in. It replaces what the image has there.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"configMapName", "mountPath"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_ConfigMapKeyReference(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConfigMapKeyReference names one key of a ConfigMap in the same namespace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the ConfigMap.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "key in the ConfigMap's data.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "key"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_ConfigSource(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConfigSource is nginx.conf, inline or from a ConfigMap; exactly one of the two is set.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"inline": {
+						SchemaProps: spec.SchemaProps{
+							Description: "inline is the content of nginx.conf. At most 256 KiB.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"configMapKeyRef": {
+						SchemaProps: spec.SchemaProps{
+							Description: "configMapKeyRef names a key of a ConfigMap in the NginxOperator's namespace whose value is nginx.conf.",
+							Ref:         ref(v1alpha2.ConfigMapKeyReference{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha2.ConfigMapKeyReference{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_operator_v1alpha2_NginxOperator(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -729,11 +823,86 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							Ref:         ref(v1alpha2.QPSSpec{}.OpenAPIModelName()),
 						},
 					},
+					"config": {
+						SchemaProps: spec.SchemaProps{
+							Description: "config is nginx's main configuration file, mounted at /etc/nginx/nginx.conf: given inline or taken from a ConfigMap key. When unset the image's own file is used. A change of the content rolls the pods.",
+							Ref:         ref(v1alpha2.ConfigSource{}.OpenAPIModelName()),
+						},
+					},
+					"files": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"mountPath",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "files mounts ConfigMaps as directories: every key becomes a file in mountPath, e.g. server blocks in /etc/nginx/conf.d or content in /usr/share/nginx/html. A change of the content rolls the pods. At most 20.",
+							MaxItems:    ptr.To[int64](20),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.ConfigMapFiles{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"tls": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"secretName",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "tls mounts kubernetes.io/tls Secrets read-only at /etc/nginx/tls/<secretName>/ (tls.crt and tls.key) for the configuration to use. When set and spec.ports is unset, an https port is added to the defaults. A renewed certificate rolls the pods. At most 20.",
+							MaxItems:    ptr.To[int64](20),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.TLSSecret{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"healthcheckPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "healthcheckPath, when set, makes the readiness and liveness probes HTTP GETs of this path on the first TCP port (the default is a TCP connect). Must start with /.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"securityContext": {
+						SchemaProps: spec.SchemaProps{
+							Description: "securityContext of the nginx container. An NginxOperator created without an image gets one the restricted Pod Security standard admits.",
+							Ref:         ref(corev1.SecurityContext{}.OpenAPIModelName()),
+						},
+					},
+					"pod": {
+						SchemaProps: spec.SchemaProps{
+							Description: "pod holds the pod template's settings: labels and annotations, placement, identity and the pod security context.",
+							Ref:         ref(v1alpha2.PodOptions{}.OpenAPIModelName()),
+						},
+					},
+					"podDisruptionBudget": {
+						SchemaProps: spec.SchemaProps{
+							Description: "podDisruptionBudget, when set, makes the controller keep a PodDisruptionBudget for the nginx pods.",
+							Ref:         ref(v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName()},
+			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
 	}
 }
 
@@ -796,7 +965,7 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref common.ReferenceC
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions are Available, Progressing and OperatorDegraded.",
+							Description: "conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and Stalled.",
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -812,6 +981,173 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref common.ReferenceC
 		},
 		Dependencies: []string{
 			metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_PodDisruptionBudgetSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PodDisruptionBudgetSpec sets exactly one of minAvailable and maxUnavailable.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"minAvailable": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minAvailable pods, a number or a percentage.",
+							Ref:         ref(intstr.IntOrString{}.OpenAPIModelName()),
+						},
+					},
+					"maxUnavailable": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxUnavailable pods, a number or a percentage.",
+							Ref:         ref(intstr.IntOrString{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			intstr.IntOrString{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "PodOptions are the pod template's settings beyond the nginx container.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"labels": {
+						SchemaProps: spec.SchemaProps{
+							Description: "labels are added to the pods; they may not change the labels the controller selects its pods by (app.kubernetes.io/name, instance and managed-by).",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"annotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "annotations are added to the pods.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"nodeSelector": {
+						SchemaProps: spec.SchemaProps{
+							Description: "nodeSelector of the pods.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"tolerations": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "tolerations of the pods.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(corev1.Toleration{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"affinity": {
+						SchemaProps: spec.SchemaProps{
+							Description: "affinity of the pods.",
+							Ref:         ref(corev1.Affinity{}.OpenAPIModelName()),
+						},
+					},
+					"topologySpreadConstraints": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "topologySpreadConstraints of the pods. A constraint without a labelSelector selects the NginxOperator's own pods.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(corev1.TopologySpreadConstraint{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"priorityClassName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "priorityClassName of the pods.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"imagePullSecrets": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "imagePullSecrets of the pods.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(corev1.LocalObjectReference{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"serviceAccountName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "serviceAccountName the pods run as; the namespace's default when unset.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"securityContext": {
+						SchemaProps: spec.SchemaProps{
+							Description: "securityContext of the pods. An NginxOperator created without an image gets one the restricted Pod Security standard admits.",
+							Ref:         ref(corev1.PodSecurityContext{}.OpenAPIModelName()),
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			corev1.Affinity{}.OpenAPIModelName(), corev1.LocalObjectReference{}.OpenAPIModelName(), corev1.PodSecurityContext{}.OpenAPIModelName(), corev1.Toleration{}.OpenAPIModelName(), corev1.TopologySpreadConstraint{}.OpenAPIModelName()},
 	}
 }
 
@@ -918,11 +1254,90 @@ func schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref common.ReferenceCallback)
 							},
 						},
 					},
+					"labels": {
+						SchemaProps: spec.SchemaProps{
+							Description: "labels are added to the Service's own.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"annotations": {
+						SchemaProps: spec.SchemaProps{
+							Description: "annotations of the Service, e.g. for a cloud load balancer.",
+							Type:        []string{"object"},
+							AdditionalProperties: &spec.SchemaOrBool{
+								Allows: true,
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"externalTrafficPolicy": {
+						SchemaProps: spec.SchemaProps{
+							Description: "externalTrafficPolicy (Cluster or Local) of a NodePort or LoadBalancer Service.\n\nPossible enum values:\n - `\"Cluster\"` routes traffic to all endpoints.\n - `\"Local\"` preserves the source IP of the traffic by routing only to endpoints on the same node as the traffic was received on (dropping the traffic if there are no local endpoints).",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Cluster", "Local"},
+						},
+					},
+					"loadBalancerSourceRanges": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
 			v1alpha2.ServicePort{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_TLSSecret(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "TLSSecret names a kubernetes.io/tls Secret in the NginxOperator's namespace.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"secretName": {
+						SchemaProps: spec.SchemaProps{
+							Description: "secretName is mounted at /etc/nginx/tls/<secretName>/.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"secretName"},
+			},
+		},
 	}
 }
 

@@ -35,3 +35,11 @@ func ReplicasForQPS(total, single int32) int32 {
 	}
 	return int32((int64(total) + int64(single) - 1) / int64(single))
 }
+
+// Where the controller mounts what the spec asks for, in the nginx container.
+const (
+	// ConfigPath is nginx's main configuration file; spec.config replaces it.
+	ConfigPath = "/etc/nginx/nginx.conf"
+	// TLSDirectory holds one directory per spec.tls Secret, named after the Secret.
+	TLSDirectory = "/etc/nginx/tls"
+)

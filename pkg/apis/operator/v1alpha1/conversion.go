@@ -151,12 +151,12 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 }
 
 // Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec converts a plain
-// v1alpha1 spec: its port becomes the single named port, and image and Service get
-// the values v1alpha2 defaulting would give, so stored objects read back through
-// v1alpha1 need no annotation.
+// v1alpha1 spec: its port becomes the single named port, the image is the stock nginx
+// v1alpha1 has always run, and the Service gets the values v1alpha2 defaulting gives,
+// so such objects read back through v1alpha1 need no annotation.
 func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxOperatorSpec, out *operator.NginxOperatorSpec, s conversion.Scope) error {
 	*out = operator.NginxOperatorSpec{
-		Image:         v1alpha2.DefaultImage,
+		Image:         v1alpha2.LegacyImage,
 		Replicas:      in.Replicas,
 		ForceRedeploy: in.ForceRedploy,
 		Service:       &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP},

@@ -76,7 +76,7 @@ func TestPlainV1alpha1NeedsNoAnnotation(t *testing.T) {
 	}
 	internal := convert(t, scheme, in, &operator.NginxOperator{})
 	wantSpec := operator.NginxOperatorSpec{
-		Image:         v1alpha2.DefaultImage,
+		Image:         v1alpha2.LegacyImage,
 		Replicas:      ptr.To[int32](2),
 		ForceRedeploy: "a",
 		Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},

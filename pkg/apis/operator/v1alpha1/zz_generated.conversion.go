@@ -160,6 +160,13 @@ func autoConvert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec(in *op
 	// WARNING: in.Env requires manual conversion: does not exist in peer-type
 	// WARNING: in.Service requires manual conversion: does not exist in peer-type
 	// WARNING: in.QPS requires manual conversion: does not exist in peer-type
+	// WARNING: in.Config requires manual conversion: does not exist in peer-type
+	// WARNING: in.Files requires manual conversion: does not exist in peer-type
+	// WARNING: in.TLS requires manual conversion: does not exist in peer-type
+	// WARNING: in.HealthcheckPath requires manual conversion: does not exist in peer-type
+	// WARNING: in.SecurityContext requires manual conversion: does not exist in peer-type
+	// WARNING: in.Pod requires manual conversion: does not exist in peer-type
+	// WARNING: in.PodDisruptionBudget requires manual conversion: does not exist in peer-type
 	return nil
 }
 

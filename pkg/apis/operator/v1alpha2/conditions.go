@@ -18,6 +18,16 @@ package v1alpha2
 
 // Condition types of status.conditions.
 const (
+	// ConditionReady is True when the status describes the current generation and its
+	// pods are available: the summary kstatus-based tools (Flux, Argo CD, kpt) and
+	// `kubectl wait --for=condition=Ready` read. Its reason says what it waits for.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the controller works towards the spec and
+	// expects to get there: a rollout in progress, pods starting.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True when getting there needs someone to act: a refused
+	// Deployment or Service, a same-named object, pods that cannot run.
+	ConditionStalled = "Stalled"
 	// ConditionAvailable is True while the Deployment has the minimum of pods available.
 	ConditionAvailable = "Available"
 	// ConditionProgressing is True while the Deployment rolls out the current spec.
@@ -49,4 +59,21 @@ const (
 	// ReasonRolloutComplete (Progressing False): the Deployment runs the current spec on
 	// all its pods.
 	ReasonRolloutComplete = "RolloutComplete"
+	// ReasonReferenceNotFound: a ConfigMap, Secret or key that spec.config, spec.files
+	// or spec.tls mounts does not exist (or a Secret is not of type kubernetes.io/tls);
+	// the pods wait for it.
+	ReasonReferenceNotFound = "ReferenceNotFound"
+	// ReasonPodsUnschedulable: the scheduler places no node for some pods; the message
+	// is the scheduler's.
+	ReasonPodsUnschedulable = "PodsUnschedulable"
+	// ReasonImagePullFailed: the kubelet cannot pull the image (ErrImagePull,
+	// ImagePullBackOff, InvalidImageName).
+	ReasonImagePullFailed = "ImagePullFailed"
+	// ReasonContainerConfigFailed: the kubelet cannot create the container from its
+	// configuration, e.g. a missing ConfigMap or a root image with runAsNonRoot.
+	ReasonContainerConfigFailed = "ContainerConfigFailed"
+	// ReasonContainerCrashing: nginx exits and the kubelet restarts it (CrashLoopBackOff).
+	ReasonContainerCrashing = "ContainerCrashing"
+	// ReasonContainerNotReady: nginx runs but its readiness probe does not pass.
+	ReasonContainerNotReady = "ContainerNotReady"
 )

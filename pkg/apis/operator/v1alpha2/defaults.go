@@ -24,34 +24,85 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
-// DefaultImage is the pinned nginx image used when spec.image is empty.
-const DefaultImage = "nginx:1.27.4"
+// DefaultImage is the nginx of an NginxOperator created without an image: NGINX's own
+// unprivileged build of the pinned release (user 101, port 8080), so that the pods are
+// admitted where the restricted Pod Security standard is enforced. docs/design.md gives
+// the reasoning.
+const DefaultImage = "nginxinc/nginx-unprivileged:1.27.4"
 
-// DefaultPortName and DefaultPortNumber describe the port used when spec.ports is empty.
+// LegacyImage is the stock nginx release v1alpha1 has always run, as root on port 80.
+const LegacyImage = "nginx:1.27.4"
+
+// Names and numbers of the default ports. The default image listens on the unprivileged
+// numbers; an image a user names gets the well-known ones, as stock nginx listens there.
+// The Service listens on the well-known numbers in both cases.
 const (
-	DefaultPortName   = "http"
-	DefaultPortNumber = 80
+	DefaultPortName       = "http"
+	DefaultHTTPSPortName  = "https"
+	DefaultPortNumber     = 80
+	DefaultHTTPSPort      = 443
+	UnprivilegedHTTPPort  = 8080
+	UnprivilegedHTTPSPort = 8443
 )
 
 func addDefaultingFuncs(scheme *runtime.Scheme) error {
 	return RegisterDefaults(scheme)
 }
 
-// SetDefaults_NginxOperatorSpec fills what a user may leave out.
+// SetDefaults_NginxOperatorSpec fills what a user may leave out. Defaulting also runs on
+// every object read from storage, so a default may only fill what is empty: a stored
+// object always has an image and ports, and its meaning never changes on read.
 func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
-	if spec.Image == "" {
+	defaultImage := spec.Image == ""
+	if defaultImage {
 		spec.Image = DefaultImage
+		setRestrictedSecurityDefaults(spec)
 	}
 	if spec.Replicas == nil && spec.QPS == nil {
 		spec.Replicas = ptr.To(operand.DefaultReplicas)
 	}
-	if len(spec.Ports) == 0 {
-		spec.Ports = []corev1.ContainerPort{{Name: DefaultPortName, ContainerPort: DefaultPortNumber, Protocol: corev1.ProtocolTCP}}
-	}
 	if spec.Service == nil {
 		spec.Service = &ServiceSpec{}
 	}
+	if len(spec.Ports) == 0 {
+		http, https := int32(DefaultPortNumber), int32(DefaultHTTPSPort)
+		if defaultImage {
+			http, https = UnprivilegedHTTPPort, UnprivilegedHTTPSPort
+		}
+		spec.Ports = []corev1.ContainerPort{{Name: DefaultPortName, ContainerPort: http, Protocol: corev1.ProtocolTCP}}
+		if len(spec.TLS) > 0 {
+			spec.Ports = append(spec.Ports, corev1.ContainerPort{Name: DefaultHTTPSPortName, ContainerPort: https, Protocol: corev1.ProtocolTCP})
+		}
+		// The Service of default ports listens where clients expect HTTP and HTTPS.
+		if len(spec.Service.Ports) == 0 {
+			spec.Service.Ports = []ServicePort{{Name: DefaultPortName, Port: DefaultPortNumber}}
+			if len(spec.TLS) > 0 {
+				spec.Service.Ports = append(spec.Service.Ports, ServicePort{Name: DefaultHTTPSPortName, Port: DefaultHTTPSPort})
+			}
+		}
+	}
 	setServiceDefaults(spec.Service, spec.Ports)
+}
+
+// setRestrictedSecurityDefaults gives the default image's pods what the restricted Pod
+// Security standard asks for, where the spec sets nothing itself. An image a user names
+// gets none: stock images such as nginx:1.27.4 start as root and would fail under it.
+func setRestrictedSecurityDefaults(spec *NginxOperatorSpec) {
+	if spec.SecurityContext == nil {
+		spec.SecurityContext = &corev1.SecurityContext{
+			AllowPrivilegeEscalation: ptr.To(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		}
+	}
+	if spec.Pod == nil {
+		spec.Pod = &PodOptions{}
+	}
+	if spec.Pod.SecurityContext == nil {
+		spec.Pod.SecurityContext = &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		}
+	}
 }
 
 // setServiceDefaults exposes every container port when no Service port is listed,

@@ -36,21 +36,76 @@ func TestDefaults(t *testing.T) {
 		in   v1alpha2.NginxOperatorSpec
 		want v1alpha2.NginxOperatorSpec
 	}{{
-		name: "empty spec",
+		name: "empty spec: the unprivileged image on 8080, restricted, the Service on 80",
 		want: v1alpha2.NginxOperatorSpec{
-			Image:    v1alpha2.DefaultImage,
-			Replicas: ptr.To[int32](1),
-			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			Image:           v1alpha2.DefaultImage,
+			Replicas:        ptr.To[int32](1),
+			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			SecurityContext: restrictedContainer(),
+			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
 		},
 	}, {
 		name: "qps mode leaves replicas unset",
 		in:   v1alpha2.NginxOperatorSpec{QPS: &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400}},
 		want: v1alpha2.NginxOperatorSpec{
-			Image:   v1alpha2.DefaultImage,
-			QPS:     &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
-			Ports:   []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			Image:           v1alpha2.DefaultImage,
+			QPS:             &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
+			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			SecurityContext: restrictedContainer(),
+			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
+		},
+	}, {
+		name: "a named image keeps the well-known port and gets no security context",
+		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.LegacyImage,
+			Replicas: ptr.To[int32](1),
+			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+		},
+	}, {
+		name: "tls adds an https port, 8443 for the default image, 443 on the Service",
+		in:   v1alpha2.NginxOperatorSpec{TLS: []v1alpha2.TLSSecret{{SecretName: "site-tls"}}},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.DefaultImage,
+			Replicas: ptr.To[int32](1),
+			Ports: []corev1.ContainerPort{
+				{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP},
+				{Name: "https", ContainerPort: 8443, Protocol: corev1.ProtocolTCP},
+			},
+			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}, {Name: "https", Port: 443}}},
+			TLS:             []v1alpha2.TLSSecret{{SecretName: "site-tls"}},
+			SecurityContext: restrictedContainer(),
+			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
+		},
+	}, {
+		name: "tls with a named image: 443",
+		in:   v1alpha2.NginxOperatorSpec{Image: "nginx:mainline", TLS: []v1alpha2.TLSSecret{{SecretName: "site-tls"}}},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    "nginx:mainline",
+			Replicas: ptr.To[int32](1),
+			Ports: []corev1.ContainerPort{
+				{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP},
+				{Name: "https", ContainerPort: 443, Protocol: corev1.ProtocolTCP},
+			},
+			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}, {Name: "https", Port: 443}}},
+			TLS:     []v1alpha2.TLSSecret{{SecretName: "site-tls"}},
+		},
+	}, {
+		name: "a security context given with the default image is kept",
+		in: v1alpha2.NginxOperatorSpec{
+			SecurityContext: &corev1.SecurityContext{ReadOnlyRootFilesystem: ptr.To(true)},
+			Pod:             &v1alpha2.PodOptions{NodeSelector: map[string]string{"disk": "ssd"}, SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](101)}},
+		},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:           v1alpha2.DefaultImage,
+			Replicas:        ptr.To[int32](1),
+			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			SecurityContext: &corev1.SecurityContext{ReadOnlyRootFilesystem: ptr.To(true)},
+			Pod:             &v1alpha2.PodOptions{NodeSelector: map[string]string{"disk": "ssd"}, SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](101)}},
 		},
 	}, {
 		name: "explicit values are kept; service ports default to their container port",
@@ -74,10 +129,12 @@ func TestDefaults(t *testing.T) {
 			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeLoadBalancer},
 		},
 		want: v1alpha2.NginxOperatorSpec{
-			Image:    v1alpha2.DefaultImage,
-			Replicas: ptr.To[int32](3),
-			Ports:    []corev1.ContainerPort{{Name: "a", ContainerPort: 1000, Protocol: corev1.ProtocolTCP}, {Name: "b", ContainerPort: 2000, Protocol: corev1.ProtocolTCP}},
-			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeLoadBalancer, Ports: []v1alpha2.ServicePort{{Name: "a", Port: 1000}, {Name: "b", Port: 2000}}},
+			Image:           v1alpha2.DefaultImage,
+			Replicas:        ptr.To[int32](3),
+			Ports:           []corev1.ContainerPort{{Name: "a", ContainerPort: 1000, Protocol: corev1.ProtocolTCP}, {Name: "b", ContainerPort: 2000, Protocol: corev1.ProtocolTCP}},
+			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeLoadBalancer, Ports: []v1alpha2.ServicePort{{Name: "a", Port: 1000}, {Name: "b", Port: 2000}}},
+			SecurityContext: restrictedContainer(),
+			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
 		},
 	}}
 	for _, tc := range cases {
@@ -89,4 +146,12 @@ func TestDefaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+func restrictedContainer() *corev1.SecurityContext {
+	return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}
+}
+
+func restrictedPod() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
 }

@@ -19,6 +19,7 @@ package v1alpha2
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // +genclient
@@ -85,6 +86,128 @@ type NginxOperatorSpec struct {
 	// qps, when set, sizes the Deployment to ceil(totalQPS / singlePodQPS) pods.
 	// +optional
 	QPS *QPSSpec `json:"qps,omitempty" protobuf:"bytes,8,opt,name=qps"`
+	// config is nginx's main configuration file, mounted at /etc/nginx/nginx.conf: given
+	// inline or taken from a ConfigMap key. When unset the image's own file is used. A
+	// change of the content rolls the pods.
+	// +optional
+	Config *ConfigSource `json:"config,omitempty" protobuf:"bytes,9,opt,name=config"`
+	// files mounts ConfigMaps as directories: every key becomes a file in mountPath, e.g.
+	// server blocks in /etc/nginx/conf.d or content in /usr/share/nginx/html. A change of
+	// the content rolls the pods. At most 20.
+	// +optional
+	// +listType=map
+	// +listMapKey=mountPath
+	// +k8s:validation:maxItems=20
+	Files []ConfigMapFiles `json:"files,omitempty" protobuf:"bytes,10,rep,name=files"`
+	// tls mounts kubernetes.io/tls Secrets read-only at /etc/nginx/tls/<secretName>/
+	// (tls.crt and tls.key) for the configuration to use. When set and spec.ports is
+	// unset, an https port is added to the defaults. A renewed certificate rolls the
+	// pods. At most 20.
+	// +optional
+	// +listType=map
+	// +listMapKey=secretName
+	// +k8s:validation:maxItems=20
+	TLS []TLSSecret `json:"tls,omitempty" protobuf:"bytes,11,rep,name=tls"`
+	// healthcheckPath, when set, makes the readiness and liveness probes HTTP GETs of
+	// this path on the first TCP port (the default is a TCP connect). Must start with /.
+	// +optional
+	HealthcheckPath string `json:"healthcheckPath,omitempty" protobuf:"bytes,12,opt,name=healthcheckPath"`
+	// securityContext of the nginx container. An NginxOperator created without an image
+	// gets one the restricted Pod Security standard admits.
+	// +optional
+	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty" protobuf:"bytes,13,opt,name=securityContext"`
+	// pod holds the pod template's settings: labels and annotations, placement, identity
+	// and the pod security context.
+	// +optional
+	Pod *PodOptions `json:"pod,omitempty" protobuf:"bytes,14,opt,name=pod"`
+	// podDisruptionBudget, when set, makes the controller keep a PodDisruptionBudget for
+	// the nginx pods.
+	// +optional
+	PodDisruptionBudget *PodDisruptionBudgetSpec `json:"podDisruptionBudget,omitempty" protobuf:"bytes,15,opt,name=podDisruptionBudget"`
+}
+
+// ConfigSource is nginx.conf, inline or from a ConfigMap; exactly one of the two is set.
+type ConfigSource struct {
+	// inline is the content of nginx.conf. At most 256 KiB.
+	// +optional
+	Inline string `json:"inline,omitempty" protobuf:"bytes,1,opt,name=inline"`
+	// configMapKeyRef names a key of a ConfigMap in the NginxOperator's namespace whose
+	// value is nginx.conf.
+	// +optional
+	ConfigMapKeyRef *ConfigMapKeyReference `json:"configMapKeyRef,omitempty" protobuf:"bytes,2,opt,name=configMapKeyRef"`
+}
+
+// ConfigMapKeyReference names one key of a ConfigMap in the same namespace.
+type ConfigMapKeyReference struct {
+	// name of the ConfigMap.
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	// key in the ConfigMap's data.
+	Key string `json:"key" protobuf:"bytes,2,opt,name=key"`
+}
+
+// ConfigMapFiles mounts every key of a ConfigMap as a file in a directory.
+type ConfigMapFiles struct {
+	// configMapName is the ConfigMap in the NginxOperator's namespace.
+	ConfigMapName string `json:"configMapName" protobuf:"bytes,1,opt,name=configMapName"`
+	// mountPath is the absolute directory the files appear in. It replaces what the
+	// image has there.
+	MountPath string `json:"mountPath" protobuf:"bytes,2,opt,name=mountPath"`
+}
+
+// TLSSecret names a kubernetes.io/tls Secret in the NginxOperator's namespace.
+type TLSSecret struct {
+	// secretName is mounted at /etc/nginx/tls/<secretName>/.
+	SecretName string `json:"secretName" protobuf:"bytes,1,opt,name=secretName"`
+}
+
+// PodOptions are the pod template's settings beyond the nginx container.
+type PodOptions struct {
+	// labels are added to the pods; they may not change the labels the controller
+	// selects its pods by (app.kubernetes.io/name, instance and managed-by).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,1,rep,name=labels"`
+	// annotations are added to the pods.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,2,rep,name=annotations"`
+	// nodeSelector of the pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty" protobuf:"bytes,3,rep,name=nodeSelector"`
+	// tolerations of the pods.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty" protobuf:"bytes,4,rep,name=tolerations"`
+	// affinity of the pods.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty" protobuf:"bytes,5,opt,name=affinity"`
+	// topologySpreadConstraints of the pods. A constraint without a labelSelector
+	// selects the NginxOperator's own pods.
+	// +optional
+	// +listType=atomic
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" protobuf:"bytes,6,rep,name=topologySpreadConstraints"`
+	// priorityClassName of the pods.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty" protobuf:"bytes,7,opt,name=priorityClassName"`
+	// imagePullSecrets of the pods.
+	// +optional
+	// +listType=atomic
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,8,rep,name=imagePullSecrets"`
+	// serviceAccountName the pods run as; the namespace's default when unset.
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,9,opt,name=serviceAccountName"`
+	// securityContext of the pods. An NginxOperator created without an image gets one
+	// the restricted Pod Security standard admits.
+	// +optional
+	SecurityContext *corev1.PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,10,opt,name=securityContext"`
+}
+
+// PodDisruptionBudgetSpec sets exactly one of minAvailable and maxUnavailable.
+type PodDisruptionBudgetSpec struct {
+	// minAvailable pods, a number or a percentage.
+	// +optional
+	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty" protobuf:"bytes,1,opt,name=minAvailable"`
+	// maxUnavailable pods, a number or a percentage.
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty" protobuf:"bytes,2,opt,name=maxUnavailable"`
 }
 
 // ServiceSpec describes the Service created for an NginxOperator.
@@ -99,6 +222,19 @@ type ServiceSpec struct {
 	// +listMapKey=name
 	// +k8s:validation:maxItems=100
 	Ports []ServicePort `json:"ports,omitempty" protobuf:"bytes,2,rep,name=ports"`
+	// labels are added to the Service's own.
+	// +optional
+	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,3,rep,name=labels"`
+	// annotations of the Service, e.g. for a cloud load balancer.
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,4,rep,name=annotations"`
+	// externalTrafficPolicy (Cluster or Local) of a NodePort or LoadBalancer Service.
+	// +optional
+	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,5,opt,name=externalTrafficPolicy,casttype=k8s.io/api/core/v1.ServiceExternalTrafficPolicy"`
+	// loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.
+	// +optional
+	// +listType=atomic
+	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty" protobuf:"bytes,6,rep,name=loadBalancerSourceRanges"`
 }
 
 // ServiceType is the type of the Service in front of the pods.
@@ -152,7 +288,8 @@ type NginxOperatorStatus struct {
 	// realQPS is singlePodQPS times the ready pods, as observed.
 	// +optional
 	RealQPS *int64 `json:"realQPS,omitempty" protobuf:"varint,6,opt,name=realQPS"`
-	// conditions are Available, Progressing and OperatorDegraded.
+	// conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and
+	// Stalled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -36,6 +36,36 @@ func init() {
 // RegisterConversions adds conversion functions to the given scheme.
 // Public to allow building arbitrary schemes.
 func RegisterConversions(s *runtime.Scheme) error {
+	if err := s.AddGeneratedConversionFunc((*ConfigMapFiles)(nil), (*operator.ConfigMapFiles)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha2_ConfigMapFiles_To_operator_ConfigMapFiles(a.(*ConfigMapFiles), b.(*operator.ConfigMapFiles), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*operator.ConfigMapFiles)(nil), (*ConfigMapFiles)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_operator_ConfigMapFiles_To_v1alpha2_ConfigMapFiles(a.(*operator.ConfigMapFiles), b.(*ConfigMapFiles), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ConfigMapKeyReference)(nil), (*operator.ConfigMapKeyReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha2_ConfigMapKeyReference_To_operator_ConfigMapKeyReference(a.(*ConfigMapKeyReference), b.(*operator.ConfigMapKeyReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*operator.ConfigMapKeyReference)(nil), (*ConfigMapKeyReference)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_operator_ConfigMapKeyReference_To_v1alpha2_ConfigMapKeyReference(a.(*operator.ConfigMapKeyReference), b.(*ConfigMapKeyReference), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*ConfigSource)(nil), (*operator.ConfigSource)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha2_ConfigSource_To_operator_ConfigSource(a.(*ConfigSource), b.(*operator.ConfigSource), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*operator.ConfigSource)(nil), (*ConfigSource)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_operator_ConfigSource_To_v1alpha2_ConfigSource(a.(*operator.ConfigSource), b.(*ConfigSource), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*NginxOperator)(nil), (*operator.NginxOperator)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha2_NginxOperator_To_operator_NginxOperator(a.(*NginxOperator), b.(*operator.NginxOperator), scope)
 	}); err != nil {
@@ -76,6 +106,26 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*PodDisruptionBudgetSpec)(nil), (*operator.PodDisruptionBudgetSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha2_PodDisruptionBudgetSpec_To_operator_PodDisruptionBudgetSpec(a.(*PodDisruptionBudgetSpec), b.(*operator.PodDisruptionBudgetSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*operator.PodDisruptionBudgetSpec)(nil), (*PodDisruptionBudgetSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_operator_PodDisruptionBudgetSpec_To_v1alpha2_PodDisruptionBudgetSpec(a.(*operator.PodDisruptionBudgetSpec), b.(*PodDisruptionBudgetSpec), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*PodOptions)(nil), (*operator.PodOptions)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha2_PodOptions_To_operator_PodOptions(a.(*PodOptions), b.(*operator.PodOptions), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*operator.PodOptions)(nil), (*PodOptions)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_operator_PodOptions_To_v1alpha2_PodOptions(a.(*operator.PodOptions), b.(*PodOptions), scope)
+	}); err != nil {
+		return err
+	}
 	if err := s.AddGeneratedConversionFunc((*QPSSpec)(nil), (*operator.QPSSpec)(nil), func(a, b interface{}, scope conversion.Scope) error {
 		return Convert_v1alpha2_QPSSpec_To_operator_QPSSpec(a.(*QPSSpec), b.(*operator.QPSSpec), scope)
 	}); err != nil {
@@ -106,7 +156,77 @@ func RegisterConversions(s *runtime.Scheme) error {
 	}); err != nil {
 		return err
 	}
+	if err := s.AddGeneratedConversionFunc((*TLSSecret)(nil), (*operator.TLSSecret)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_v1alpha2_TLSSecret_To_operator_TLSSecret(a.(*TLSSecret), b.(*operator.TLSSecret), scope)
+	}); err != nil {
+		return err
+	}
+	if err := s.AddGeneratedConversionFunc((*operator.TLSSecret)(nil), (*TLSSecret)(nil), func(a, b interface{}, scope conversion.Scope) error {
+		return Convert_operator_TLSSecret_To_v1alpha2_TLSSecret(a.(*operator.TLSSecret), b.(*TLSSecret), scope)
+	}); err != nil {
+		return err
+	}
 	return nil
+}
+
+func autoConvert_v1alpha2_ConfigMapFiles_To_operator_ConfigMapFiles(in *ConfigMapFiles, out *operator.ConfigMapFiles, s conversion.Scope) error {
+	*out = *(*operator.ConfigMapFiles)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha2_ConfigMapFiles_To_operator_ConfigMapFiles is an autogenerated conversion function.
+func Convert_v1alpha2_ConfigMapFiles_To_operator_ConfigMapFiles(in *ConfigMapFiles, out *operator.ConfigMapFiles, s conversion.Scope) error {
+	return autoConvert_v1alpha2_ConfigMapFiles_To_operator_ConfigMapFiles(in, out, s)
+}
+
+func autoConvert_operator_ConfigMapFiles_To_v1alpha2_ConfigMapFiles(in *operator.ConfigMapFiles, out *ConfigMapFiles, s conversion.Scope) error {
+	*out = *(*ConfigMapFiles)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_operator_ConfigMapFiles_To_v1alpha2_ConfigMapFiles is an autogenerated conversion function.
+func Convert_operator_ConfigMapFiles_To_v1alpha2_ConfigMapFiles(in *operator.ConfigMapFiles, out *ConfigMapFiles, s conversion.Scope) error {
+	return autoConvert_operator_ConfigMapFiles_To_v1alpha2_ConfigMapFiles(in, out, s)
+}
+
+func autoConvert_v1alpha2_ConfigMapKeyReference_To_operator_ConfigMapKeyReference(in *ConfigMapKeyReference, out *operator.ConfigMapKeyReference, s conversion.Scope) error {
+	*out = *(*operator.ConfigMapKeyReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha2_ConfigMapKeyReference_To_operator_ConfigMapKeyReference is an autogenerated conversion function.
+func Convert_v1alpha2_ConfigMapKeyReference_To_operator_ConfigMapKeyReference(in *ConfigMapKeyReference, out *operator.ConfigMapKeyReference, s conversion.Scope) error {
+	return autoConvert_v1alpha2_ConfigMapKeyReference_To_operator_ConfigMapKeyReference(in, out, s)
+}
+
+func autoConvert_operator_ConfigMapKeyReference_To_v1alpha2_ConfigMapKeyReference(in *operator.ConfigMapKeyReference, out *ConfigMapKeyReference, s conversion.Scope) error {
+	*out = *(*ConfigMapKeyReference)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_operator_ConfigMapKeyReference_To_v1alpha2_ConfigMapKeyReference is an autogenerated conversion function.
+func Convert_operator_ConfigMapKeyReference_To_v1alpha2_ConfigMapKeyReference(in *operator.ConfigMapKeyReference, out *ConfigMapKeyReference, s conversion.Scope) error {
+	return autoConvert_operator_ConfigMapKeyReference_To_v1alpha2_ConfigMapKeyReference(in, out, s)
+}
+
+func autoConvert_v1alpha2_ConfigSource_To_operator_ConfigSource(in *ConfigSource, out *operator.ConfigSource, s conversion.Scope) error {
+	*out = *(*operator.ConfigSource)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha2_ConfigSource_To_operator_ConfigSource is an autogenerated conversion function.
+func Convert_v1alpha2_ConfigSource_To_operator_ConfigSource(in *ConfigSource, out *operator.ConfigSource, s conversion.Scope) error {
+	return autoConvert_v1alpha2_ConfigSource_To_operator_ConfigSource(in, out, s)
+}
+
+func autoConvert_operator_ConfigSource_To_v1alpha2_ConfigSource(in *operator.ConfigSource, out *ConfigSource, s conversion.Scope) error {
+	*out = *(*ConfigSource)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_operator_ConfigSource_To_v1alpha2_ConfigSource is an autogenerated conversion function.
+func Convert_operator_ConfigSource_To_v1alpha2_ConfigSource(in *operator.ConfigSource, out *ConfigSource, s conversion.Scope) error {
+	return autoConvert_operator_ConfigSource_To_v1alpha2_ConfigSource(in, out, s)
 }
 
 func autoConvert_v1alpha2_NginxOperator_To_operator_NginxOperator(in *NginxOperator, out *operator.NginxOperator, s conversion.Scope) error {
@@ -203,6 +323,46 @@ func Convert_operator_NginxOperatorStatus_To_v1alpha2_NginxOperatorStatus(in *op
 	return autoConvert_operator_NginxOperatorStatus_To_v1alpha2_NginxOperatorStatus(in, out, s)
 }
 
+func autoConvert_v1alpha2_PodDisruptionBudgetSpec_To_operator_PodDisruptionBudgetSpec(in *PodDisruptionBudgetSpec, out *operator.PodDisruptionBudgetSpec, s conversion.Scope) error {
+	*out = *(*operator.PodDisruptionBudgetSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha2_PodDisruptionBudgetSpec_To_operator_PodDisruptionBudgetSpec is an autogenerated conversion function.
+func Convert_v1alpha2_PodDisruptionBudgetSpec_To_operator_PodDisruptionBudgetSpec(in *PodDisruptionBudgetSpec, out *operator.PodDisruptionBudgetSpec, s conversion.Scope) error {
+	return autoConvert_v1alpha2_PodDisruptionBudgetSpec_To_operator_PodDisruptionBudgetSpec(in, out, s)
+}
+
+func autoConvert_operator_PodDisruptionBudgetSpec_To_v1alpha2_PodDisruptionBudgetSpec(in *operator.PodDisruptionBudgetSpec, out *PodDisruptionBudgetSpec, s conversion.Scope) error {
+	*out = *(*PodDisruptionBudgetSpec)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_operator_PodDisruptionBudgetSpec_To_v1alpha2_PodDisruptionBudgetSpec is an autogenerated conversion function.
+func Convert_operator_PodDisruptionBudgetSpec_To_v1alpha2_PodDisruptionBudgetSpec(in *operator.PodDisruptionBudgetSpec, out *PodDisruptionBudgetSpec, s conversion.Scope) error {
+	return autoConvert_operator_PodDisruptionBudgetSpec_To_v1alpha2_PodDisruptionBudgetSpec(in, out, s)
+}
+
+func autoConvert_v1alpha2_PodOptions_To_operator_PodOptions(in *PodOptions, out *operator.PodOptions, s conversion.Scope) error {
+	*out = *(*operator.PodOptions)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha2_PodOptions_To_operator_PodOptions is an autogenerated conversion function.
+func Convert_v1alpha2_PodOptions_To_operator_PodOptions(in *PodOptions, out *operator.PodOptions, s conversion.Scope) error {
+	return autoConvert_v1alpha2_PodOptions_To_operator_PodOptions(in, out, s)
+}
+
+func autoConvert_operator_PodOptions_To_v1alpha2_PodOptions(in *operator.PodOptions, out *PodOptions, s conversion.Scope) error {
+	*out = *(*PodOptions)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_operator_PodOptions_To_v1alpha2_PodOptions is an autogenerated conversion function.
+func Convert_operator_PodOptions_To_v1alpha2_PodOptions(in *operator.PodOptions, out *PodOptions, s conversion.Scope) error {
+	return autoConvert_operator_PodOptions_To_v1alpha2_PodOptions(in, out, s)
+}
+
 func autoConvert_v1alpha2_QPSSpec_To_operator_QPSSpec(in *QPSSpec, out *operator.QPSSpec, s conversion.Scope) error {
 	*out = *(*operator.QPSSpec)(unsafe.Pointer(in))
 	return nil
@@ -261,4 +421,24 @@ func autoConvert_operator_ServiceSpec_To_v1alpha2_ServiceSpec(in *operator.Servi
 // Convert_operator_ServiceSpec_To_v1alpha2_ServiceSpec is an autogenerated conversion function.
 func Convert_operator_ServiceSpec_To_v1alpha2_ServiceSpec(in *operator.ServiceSpec, out *ServiceSpec, s conversion.Scope) error {
 	return autoConvert_operator_ServiceSpec_To_v1alpha2_ServiceSpec(in, out, s)
+}
+
+func autoConvert_v1alpha2_TLSSecret_To_operator_TLSSecret(in *TLSSecret, out *operator.TLSSecret, s conversion.Scope) error {
+	*out = *(*operator.TLSSecret)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_v1alpha2_TLSSecret_To_operator_TLSSecret is an autogenerated conversion function.
+func Convert_v1alpha2_TLSSecret_To_operator_TLSSecret(in *TLSSecret, out *operator.TLSSecret, s conversion.Scope) error {
+	return autoConvert_v1alpha2_TLSSecret_To_operator_TLSSecret(in, out, s)
+}
+
+func autoConvert_operator_TLSSecret_To_v1alpha2_TLSSecret(in *operator.TLSSecret, out *TLSSecret, s conversion.Scope) error {
+	*out = *(*TLSSecret)(unsafe.Pointer(in))
+	return nil
+}
+
+// Convert_operator_TLSSecret_To_v1alpha2_TLSSecret is an autogenerated conversion function.
+func Convert_operator_TLSSecret_To_v1alpha2_TLSSecret(in *operator.TLSSecret, out *TLSSecret, s conversion.Scope) error {
+	return autoConvert_operator_TLSSecret_To_v1alpha2_TLSSecret(in, out, s)
 }

@@ -22,6 +22,21 @@ limitations under the License.
 package v1alpha2
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigMapFiles) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.ConfigMapFiles"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigMapKeyReference) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.ConfigMapKeyReference"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigSource) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.ConfigSource"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NginxOperator) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.NginxOperator"
 }
@@ -42,6 +57,16 @@ func (in NginxOperatorStatus) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PodDisruptionBudgetSpec) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.PodDisruptionBudgetSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in PodOptions) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.PodOptions"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in QPSSpec) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.QPSSpec"
 }
@@ -54,4 +79,9 @@ func (in ServicePort) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ServiceSpec) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.ServiceSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in TLSSecret) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.TLSSecret"
 }

@@ -32,6 +32,8 @@ import (
 var (
 	supportedProtocols    = sets.New(corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP)
 	supportedServiceTypes = sets.New(operator.ServiceTypeClusterIP, operator.ServiceTypeNodePort, operator.ServiceTypeLoadBalancer)
+	// Kubernetes accepts the deprecated Global and Local spellings only on read.
+	supportedTrafficPolicies = sets.New(corev1.ServiceExternalTrafficPolicyCluster, corev1.ServiceExternalTrafficPolicyLocal)
 )
 
 // The default Kubernetes --service-node-port-range.
@@ -67,6 +69,23 @@ func ValidateNginxOperatorSpec(spec *operator.NginxOperatorSpec, fldPath *field.
 	allErrs = append(allErrs, validateResources(&spec.Resources, fldPath.Child("resources"))...)
 	if spec.Service != nil {
 		allErrs = append(allErrs, validateService(spec.Service, spec.Ports, fldPath.Child("service"))...)
+	}
+	if spec.Config != nil {
+		allErrs = append(allErrs, validateConfig(spec.Config, fldPath.Child("config"))...)
+	}
+	allErrs = append(allErrs, validateFiles(spec.Files, fldPath.Child("files"))...)
+	allErrs = append(allErrs, validateTLS(spec.TLS, fldPath.Child("tls"))...)
+	if spec.HealthcheckPath != "" {
+		allErrs = append(allErrs, validateHealthcheckPath(spec.HealthcheckPath, spec.Ports, fldPath.Child("healthcheckPath"))...)
+	}
+	if spec.SecurityContext != nil {
+		allErrs = append(allErrs, validateSecurityContext(spec.SecurityContext, fldPath.Child("securityContext"))...)
+	}
+	if spec.Pod != nil {
+		allErrs = append(allErrs, validatePodOptions(spec.Pod, fldPath.Child("pod"))...)
+	}
+	if spec.PodDisruptionBudget != nil {
+		allErrs = append(allErrs, validatePodDisruptionBudget(spec.PodDisruptionBudget, fldPath.Child("podDisruptionBudget"))...)
 	}
 	return allErrs
 }
@@ -139,6 +158,22 @@ func validateService(svc *operator.ServiceSpec, containerPorts []corev1.Containe
 	var allErrs field.ErrorList
 	if !supportedServiceTypes.Has(svc.Type) {
 		allErrs = append(allErrs, field.NotSupported(fldPath.Child("type"), svc.Type, sets.List(supportedServiceTypes)))
+	}
+	allErrs = append(allErrs, validateUserLabels(svc.Labels, fldPath.Child("labels"))...)
+	allErrs = append(allErrs, apimachineryvalidation.ValidateAnnotations(svc.Annotations, fldPath.Child("annotations"))...)
+	if p := svc.ExternalTrafficPolicy; p != "" {
+		switch {
+		case !supportedTrafficPolicies.Has(p):
+			allErrs = append(allErrs, field.NotSupported(fldPath.Child("externalTrafficPolicy"), p, sets.List(supportedTrafficPolicies)))
+		case svc.Type == operator.ServiceTypeClusterIP:
+			allErrs = append(allErrs, field.Forbidden(fldPath.Child("externalTrafficPolicy"), "may only be set when spec.service.type is NodePort or LoadBalancer"))
+		}
+	}
+	if len(svc.LoadBalancerSourceRanges) > 0 && svc.Type != operator.ServiceTypeLoadBalancer {
+		allErrs = append(allErrs, field.Forbidden(fldPath.Child("loadBalancerSourceRanges"), "may only be set when spec.service.type is LoadBalancer"))
+	}
+	for i, cidr := range svc.LoadBalancerSourceRanges {
+		allErrs = append(allErrs, validation.IsValidCIDR(fldPath.Child("loadBalancerSourceRanges").Index(i), cidr)...)
 	}
 	portsPath := fldPath.Child("ports")
 	if len(svc.Ports) == 0 {

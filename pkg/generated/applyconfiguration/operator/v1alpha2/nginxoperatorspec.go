@@ -46,6 +46,31 @@ type NginxOperatorSpecApplyConfiguration struct {
 	Service *ServiceSpecApplyConfiguration `json:"service,omitempty"`
 	// qps, when set, sizes the Deployment to ceil(totalQPS / singlePodQPS) pods.
 	QPS *QPSSpecApplyConfiguration `json:"qps,omitempty"`
+	// config is nginx's main configuration file, mounted at /etc/nginx/nginx.conf: given
+	// inline or taken from a ConfigMap key. When unset the image's own file is used. A
+	// change of the content rolls the pods.
+	Config *ConfigSourceApplyConfiguration `json:"config,omitempty"`
+	// files mounts ConfigMaps as directories: every key becomes a file in mountPath, e.g.
+	// server blocks in /etc/nginx/conf.d or content in /usr/share/nginx/html. A change of
+	// the content rolls the pods. At most 20.
+	Files []ConfigMapFilesApplyConfiguration `json:"files,omitempty"`
+	// tls mounts kubernetes.io/tls Secrets read-only at /etc/nginx/tls/<secretName>/
+	// (tls.crt and tls.key) for the configuration to use. When set and spec.ports is
+	// unset, an https port is added to the defaults. A renewed certificate rolls the
+	// pods. At most 20.
+	TLS []TLSSecretApplyConfiguration `json:"tls,omitempty"`
+	// healthcheckPath, when set, makes the readiness and liveness probes HTTP GETs of
+	// this path on the first TCP port (the default is a TCP connect). Must start with /.
+	HealthcheckPath *string `json:"healthcheckPath,omitempty"`
+	// securityContext of the nginx container. An NginxOperator created without an image
+	// gets one the restricted Pod Security standard admits.
+	SecurityContext *v1.SecurityContext `json:"securityContext,omitempty"`
+	// pod holds the pod template's settings: labels and annotations, placement, identity
+	// and the pod security context.
+	Pod *PodOptionsApplyConfiguration `json:"pod,omitempty"`
+	// podDisruptionBudget, when set, makes the controller keep a PodDisruptionBudget for
+	// the nginx pods.
+	PodDisruptionBudget *PodDisruptionBudgetSpecApplyConfiguration `json:"podDisruptionBudget,omitempty"`
 }
 
 // NginxOperatorSpecApplyConfiguration constructs a declarative configuration of the NginxOperatorSpec type for use with
@@ -119,5 +144,71 @@ func (b *NginxOperatorSpecApplyConfiguration) WithService(value *ServiceSpecAppl
 // If called multiple times, the QPS field is set to the value of the last call.
 func (b *NginxOperatorSpecApplyConfiguration) WithQPS(value *QPSSpecApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
 	b.QPS = value
+	return b
+}
+
+// WithConfig sets the Config field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Config field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithConfig(value *ConfigSourceApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	b.Config = value
+	return b
+}
+
+// WithFiles adds the given value to the Files field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Files field.
+func (b *NginxOperatorSpecApplyConfiguration) WithFiles(values ...*ConfigMapFilesApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithFiles")
+		}
+		b.Files = append(b.Files, *values[i])
+	}
+	return b
+}
+
+// WithTLS adds the given value to the TLS field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the TLS field.
+func (b *NginxOperatorSpecApplyConfiguration) WithTLS(values ...*TLSSecretApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithTLS")
+		}
+		b.TLS = append(b.TLS, *values[i])
+	}
+	return b
+}
+
+// WithHealthcheckPath sets the HealthcheckPath field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the HealthcheckPath field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithHealthcheckPath(value string) *NginxOperatorSpecApplyConfiguration {
+	b.HealthcheckPath = &value
+	return b
+}
+
+// WithSecurityContext sets the SecurityContext field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the SecurityContext field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithSecurityContext(value v1.SecurityContext) *NginxOperatorSpecApplyConfiguration {
+	b.SecurityContext = &value
+	return b
+}
+
+// WithPod sets the Pod field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Pod field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithPod(value *PodOptionsApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	b.Pod = value
+	return b
+}
+
+// WithPodDisruptionBudget sets the PodDisruptionBudget field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the PodDisruptionBudget field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithPodDisruptionBudget(value *PodDisruptionBudgetSpecApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	b.PodDisruptionBudget = value
 	return b
 }

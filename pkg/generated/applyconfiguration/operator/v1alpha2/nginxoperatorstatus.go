@@ -39,7 +39,8 @@ type NginxOperatorStatusApplyConfiguration struct {
 	Selector *string `json:"selector,omitempty"`
 	// realQPS is singlePodQPS times the ready pods, as observed.
 	RealQPS *int64 `json:"realQPS,omitempty"`
-	// conditions are Available, Progressing and OperatorDegraded.
+	// conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and
+	// Stalled.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 

@@ -20,6 +20,7 @@ package v1alpha2
 
 import (
 	operatorv1alpha2 "github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	v1 "k8s.io/api/core/v1"
 )
 
 // ServiceSpecApplyConfiguration represents a declarative configuration of the ServiceSpec type for use
@@ -32,6 +33,14 @@ type ServiceSpecApplyConfiguration struct {
 	// ports maps container ports to Service ports. Defaults to one port per container port.
 	// At most 100.
 	Ports []ServicePortApplyConfiguration `json:"ports,omitempty"`
+	// labels are added to the Service's own.
+	Labels map[string]string `json:"labels,omitempty"`
+	// annotations of the Service, e.g. for a cloud load balancer.
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// externalTrafficPolicy (Cluster or Local) of a NodePort or LoadBalancer Service.
+	ExternalTrafficPolicy *v1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
+	// loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.
+	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty"`
 }
 
 // ServiceSpecApplyConfiguration constructs a declarative configuration of the ServiceSpec type for use with
@@ -57,6 +66,52 @@ func (b *ServiceSpecApplyConfiguration) WithPorts(values ...*ServicePortApplyCon
 			panic("nil value passed to WithPorts")
 		}
 		b.Ports = append(b.Ports, *values[i])
+	}
+	return b
+}
+
+// WithLabels puts the entries into the Labels field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the Labels field,
+// overwriting an existing map entries in Labels field with the same key.
+func (b *ServiceSpecApplyConfiguration) WithLabels(entries map[string]string) *ServiceSpecApplyConfiguration {
+	if b.Labels == nil && len(entries) > 0 {
+		b.Labels = make(map[string]string, len(entries))
+	}
+	for k, v := range entries {
+		b.Labels[k] = v
+	}
+	return b
+}
+
+// WithAnnotations puts the entries into the Annotations field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, the entries provided by each call will be put on the Annotations field,
+// overwriting an existing map entries in Annotations field with the same key.
+func (b *ServiceSpecApplyConfiguration) WithAnnotations(entries map[string]string) *ServiceSpecApplyConfiguration {
+	if b.Annotations == nil && len(entries) > 0 {
+		b.Annotations = make(map[string]string, len(entries))
+	}
+	for k, v := range entries {
+		b.Annotations[k] = v
+	}
+	return b
+}
+
+// WithExternalTrafficPolicy sets the ExternalTrafficPolicy field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ExternalTrafficPolicy field is set to the value of the last call.
+func (b *ServiceSpecApplyConfiguration) WithExternalTrafficPolicy(value v1.ServiceExternalTrafficPolicy) *ServiceSpecApplyConfiguration {
+	b.ExternalTrafficPolicy = &value
+	return b
+}
+
+// WithLoadBalancerSourceRanges adds the given value to the LoadBalancerSourceRanges field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the LoadBalancerSourceRanges field.
+func (b *ServiceSpecApplyConfiguration) WithLoadBalancerSourceRanges(values ...string) *ServiceSpecApplyConfiguration {
+	for i := range values {
+		b.LoadBalancerSourceRanges = append(b.LoadBalancerSourceRanges, values[i])
 	}
 	return b
 }

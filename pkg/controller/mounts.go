@@ -1,0 +1,83 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"fmt"
+	"path"
+
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+// ContentHashAnnotation on the pod template is a hash of everything mounted from
+// ConfigMaps and Secrets (the configuration, files and TLS certificates): a change of
+// their content changes it, and the Deployment rolls the pods, so nginx never runs with
+// half-updated files or an old certificate it would not reload.
+const ContentHashAnnotation = "operator.example.com/content-hash"
+
+// configFileName is the key and file name of nginx.conf in the config volume.
+const configFileName = "nginx.conf"
+
+// ConfigMapName is the ConfigMap the controller keeps for spec.config.inline.
+func ConfigMapName(no *v1alpha2.NginxOperator) string {
+	return no.Name + "-nginx-conf"
+}
+
+// ConfigMap returns the ConfigMap holding spec.config.inline, nil when the spec has none.
+func ConfigMap(no *v1alpha2.NginxOperator) *corev1ac.ConfigMapApplyConfiguration {
+	if no.Spec.Config == nil || no.Spec.Config.Inline == "" {
+		return nil
+	}
+	return corev1ac.ConfigMap(ConfigMapName(no), no.Namespace).
+		WithLabels(objectLabels(no)).
+		WithOwnerReferences(ownerReference(no)).
+		WithData(map[string]string{configFileName: no.Spec.Config.Inline})
+}
+
+// mounts returns the volumes and the nginx container's mounts for spec.config, spec.files
+// and spec.tls. Volume names are generated (config, files-N, tls-N); the order of the
+// spec decides N.
+func mounts(no *v1alpha2.NginxOperator) ([]*corev1ac.VolumeApplyConfiguration, []*corev1ac.VolumeMountApplyConfiguration) {
+	var volumes []*corev1ac.VolumeApplyConfiguration
+	var volumeMounts []*corev1ac.VolumeMountApplyConfiguration
+	if cfg := no.Spec.Config; cfg != nil {
+		name, key := ConfigMapName(no), configFileName
+		if ref := cfg.ConfigMapKeyRef; ref != nil {
+			name, key = ref.Name, ref.Key
+		}
+		volumes = append(volumes, corev1ac.Volume().WithName("config").WithConfigMap(
+			corev1ac.ConfigMapVolumeSource().WithName(name).WithItems(corev1ac.KeyToPath().WithKey(key).WithPath(configFileName))))
+		// subPath keeps the rest of /etc/nginx (mime.types, conf.d) from the image.
+		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName("config").
+			WithMountPath(operand.ConfigPath).WithSubPath(configFileName).WithReadOnly(true))
+	}
+	for i, f := range no.Spec.Files {
+		name := fmt.Sprintf("files-%d", i)
+		volumes = append(volumes, corev1ac.Volume().WithName(name).WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(f.ConfigMapName)))
+		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).WithMountPath(f.MountPath).WithReadOnly(true))
+	}
+	for i, t := range no.Spec.TLS {
+		name := fmt.Sprintf("tls-%d", i)
+		volumes = append(volumes, corev1ac.Volume().WithName(name).WithSecret(corev1ac.SecretVolumeSource().WithSecretName(t.SecretName)))
+		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).
+			WithMountPath(path.Join(operand.TLSDirectory, t.SecretName)).WithReadOnly(true))
+	}
+	return volumes, volumeMounts
+}
