@@ -38,7 +38,9 @@ func TestCRDDefaultingMatchesGoDefaulting(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
 	decoder := serializer.NewCodecFactory(scheme).UniversalDeserializer()
-	defaultPorts := []interface{}{map[string]interface{}{"name": "http", "containerPort": float64(80), "protocol": "TCP"}}
+	// Without an image the CRD defaults the image but cannot default its port, security
+	// contexts or Service ports: Go picks them by whether the image was defaulted.
+	conditional := [][]string{{"spec", "ports"}, {"spec", "securityContext"}, {"spec", "pod"}, {"spec", "service", "ports"}}
 
 	for _, tc := range []struct {
 		name   string
@@ -47,19 +49,17 @@ func TestCRDDefaultingMatchesGoDefaulting(t *testing.T) {
 		goOnly    [][]string
 		wantPorts []interface{}
 	}{{
-		name:      "empty",
-		object:    `{"metadata": {"name": "empty"}}`,
-		goOnly:    [][]string{{"spec", "replicas"}, {"spec", "service", "ports"}},
-		wantPorts: defaultPorts,
+		name:   "empty",
+		object: `{"metadata": {"name": "empty"}}`,
+		goOnly: append([][]string{{"spec", "replicas"}}, conditional...),
 	}, {
-		name:      "QPS mode",
-		object:    `{"metadata": {"name": "qps"}, "spec": {"qps": {"singlePodQPS": 50, "totalQPS": 120}}}`,
-		goOnly:    [][]string{{"spec", "service", "ports"}},
-		wantPorts: defaultPorts,
+		name:   "QPS mode",
+		object: `{"metadata": {"name": "qps"}, "spec": {"qps": {"singlePodQPS": 50, "totalQPS": 120}}}`,
+		goOnly: conditional,
 	}, {
 		name:      "own port without protocol",
 		object:    `{"metadata": {"name": "own"}, "spec": {"replicas": 2, "ports": [{"name": "web", "containerPort": 8080}]}}`,
-		goOnly:    [][]string{{"spec", "service", "ports"}},
+		goOnly:    [][]string{{"spec", "service", "ports"}, {"spec", "securityContext"}, {"spec", "pod"}},
 		wantPorts: []interface{}{map[string]interface{}{"name": "web", "containerPort": float64(8080), "protocol": "TCP"}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,7 +156,6 @@ func TestDerivedDefaults(t *testing.T) {
 	want := map[string]string{
 		".spec":                  `{}`,
 		".spec.image":            `"` + v1alpha2.DefaultImage + `"`,
-		".spec.ports":            `[{"containerPort":80,"name":"http","protocol":"TCP"}]`,
 		".spec.ports[].protocol": `"TCP"`,
 		".spec.service":          `{}`,
 		".spec.service.type":     `"ClusterIP"`,
@@ -165,7 +164,8 @@ func TestDerivedDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("derived defaults (-want +got):\n%s", diff)
 	}
-	for _, conditional := range []string{".spec.replicas", ".spec.service.ports", ".spec.service.ports[].port"} {
+	for _, conditional := range []string{".spec.replicas", ".spec.ports", ".spec.service.ports", ".spec.service.ports[].port",
+		".spec.securityContext", ".spec.pod", ".spec.pod.securityContext"} {
 		if _, ok := got[conditional]; ok {
 			t.Errorf("%s has a CRD default, but its Go default depends on other fields", conditional)
 		}

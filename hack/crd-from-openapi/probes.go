@@ -23,6 +23,20 @@ package main
 var probes = []string{
 	// Nothing set: what a minimal object becomes.
 	`{"metadata": {"name": "empty"}}`,
+	// An image of the user's: the well-known port and no security context, where the
+	// default image gets 8080 and a restricted one.
+	`{"metadata": {"name": "image"}, "spec": {"image": "nginx:custom"}}`,
+	// TLS adds an https port to the default ports.
+	`{"metadata": {"name": "tls"}, "spec": {"tls": [{"secretName": "site-tls"}]}}`,
+	// ... also where pod options or a Service port without a number are given.
+	`{"metadata": {"name": "image-pod"}, "spec": {"image": "nginx:custom", "pod": {"nodeSelector": {"disk": "ssd"}},
+	  "service": {"ports": [{"name": "http"}]}}}`,
+	// Security contexts of the user's, whole or partial, with the default image: they are
+	// kept as given.
+	`{"metadata": {"name": "security"}, "spec": {"securityContext": {"readOnlyRootFilesystem": true},
+	  "pod": {"nodeSelector": {"disk": "ssd"}, "securityContext": {"runAsUser": 101}}}}`,
+	`{"metadata": {"name": "partial-security"}, "spec": {"securityContext": {"capabilities": {}},
+	  "pod": {"securityContext": {"seccompProfile": {}}}}}`,
 	// QPS mode: replicas is left to the QPS rule.
 	`{"metadata": {"name": "qps"}, "spec": {"qps": {"singlePodQPS": 100, "totalQPS": 250}}}`,
 	// Own ports without a protocol: the Service is derived from the container ports.

@@ -302,7 +302,7 @@ func (r *Reconciler) event(no *v1alpha2.NginxOperator, eventType, reason, action
 }
 
 func kindOf(obj runtime.Object) string {
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		return "Deployment"
 	case *corev1.Service:
@@ -311,6 +311,8 @@ func kindOf(obj runtime.Object) string {
 		return "ConfigMap"
 	case *policyv1.PodDisruptionBudget:
 		return "PodDisruptionBudget"
+	case *metav1.PartialObjectMetadata:
+		return o.Kind
 	}
 	return fmt.Sprintf("%T", obj)
 }

@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +26,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -147,10 +149,19 @@ func newHarness(t *testing.T, objs ...client.Object) *harness {
 				return err
 			}
 			switch obj.(type) {
-			case *appsv1.Deployment, *corev1.Service:
+			case *appsv1.Deployment, *corev1.Service, *policyv1.PodDisruptionBudget, *corev1.Pod:
 				if obj.GetLabels()[ManagedByLabel] != FieldManager {
 					return apierrors.NewNotFound(schema.GroupResource{}, key.Name)
 				}
+			}
+			return nil
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			if err := c.List(ctx, list, opts...); err != nil {
+				return err
+			}
+			if pods, ok := list.(*corev1.PodList); ok {
+				pods.Items = slices.DeleteFunc(pods.Items, func(p corev1.Pod) bool { return p.Labels[ManagedByLabel] != FieldManager })
 			}
 			return nil
 		},

@@ -27,8 +27,10 @@ import (
 const benchCRDName = "nginxoperators.crd.operator.example.com"
 
 // TestBenchCRD proves that kube-apiserver accepts the generated bench CRD and that it
-// behaves like our API where a CRD can: the defaults of image, ports and Service type,
-// no replicas default in QPS mode, /scale, and the same table columns.
+// behaves like our API where a CRD can: the defaults of image and Service type, no
+// replicas default in QPS mode, /scale, and the same table columns. The default ports and
+// security contexts depend on whether the image was defaulted, which a CRD's per-field
+// defaults cannot express, so the CRD leaves them out.
 func TestBenchCRD(t *testing.T) {
 	manifest := filepath.Join(repoRoot, "artifacts", "bench", "crd-nginxoperators.yaml")
 	t.Cleanup(func() {
@@ -55,11 +57,11 @@ metadata: {name: bench-crd-qps, namespace: default}
 spec: {qps: {singlePodQPS: 100, totalQPS: 250}}
 `, "create", "-f", "-")
 	const defaulted = `{.spec.image} {.spec.ports[*].name}/{.spec.ports[*].containerPort}/{.spec.ports[*].protocol} {.spec.service.type} replicas={.spec.replicas}`
-	if got, want := mustKubectl(t, "", "get", "ngxcrd", "bench-crd", "-o", "jsonpath="+defaulted), "nginx:1.27.4 http/80/TCP ClusterIP replicas=2"; got != want {
+	if got, want := mustKubectl(t, "", "get", "ngxcrd", "bench-crd", "-o", "jsonpath="+defaulted), "nginxinc/nginx-unprivileged:1.27.4 // ClusterIP replicas=2"; got != want {
 		t.Errorf("defaulted CRD object = %q, want %q", got, want)
 	}
 	// Our replicas default depends on qps; the CRD leaves it out.
-	if got, want := mustKubectl(t, "", "get", "ngxcrd", "bench-crd-qps", "-o", "jsonpath="+defaulted), "nginx:1.27.4 http/80/TCP ClusterIP replicas="; got != want {
+	if got, want := mustKubectl(t, "", "get", "ngxcrd", "bench-crd-qps", "-o", "jsonpath="+defaulted), "nginxinc/nginx-unprivileged:1.27.4 // ClusterIP replicas="; got != want {
 		t.Errorf("defaulted CRD object in QPS mode = %q, want %q", got, want)
 	}
 

@@ -51,7 +51,7 @@ func TestKubectlVerbs(t *testing.T) {
 		t.Errorf("create: %s", out)
 	}
 	out = mustKubectl(t, "", "get", "ngx", "kubectl-web")
-	if header := strings.Fields(strings.Split(out, "\n")[0]); strings.Join(header, " ") != "NAME REPLICAS READY PORTS AVAILABLE AGE" {
+	if header := strings.Fields(strings.Split(out, "\n")[0]); strings.Join(header, " ") != "NAME READY REASON PODS PORTS AGE" {
 		t.Errorf("table header = %v", header)
 	}
 	out = mustKubectl(t, "", "get", "nginxoperators", "kubectl-web", "-o", "wide")

@@ -70,16 +70,36 @@ func TestAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if created.Spec.Image != v1alpha2.DefaultImage || *created.Spec.Replicas != 1 || created.Spec.Ports[0].ContainerPort != 80 ||
-			created.Spec.Service.Type != v1alpha2.ServiceTypeClusterIP || created.Generation != 1 {
-			t.Errorf("defaults not applied: %+v", created)
+		// No image: the unprivileged nginx on 8080 behind a Service on 80, restricted.
+		if created.Spec.Image != v1alpha2.DefaultImage || *created.Spec.Replicas != 1 || created.Spec.Ports[0].ContainerPort != 8080 ||
+			created.Spec.Service.Type != v1alpha2.ServiceTypeClusterIP || created.Spec.Service.Ports[0].Port != 80 || created.Generation != 1 ||
+			created.Spec.Pod == nil || created.Spec.Pod.SecurityContext == nil || !*created.Spec.Pod.SecurityContext.RunAsNonRoot ||
+			created.Spec.SecurityContext == nil || *created.Spec.SecurityContext.AllowPrivilegeEscalation {
+			t.Errorf("defaults not applied: %+v", created.Spec)
 		}
 		old, err := v1.Get(ctx, "plain", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *old.Spec.Port != 80 || *old.Spec.Replicas != 1 || len(old.Annotations) != 0 {
+		// v1alpha1 cannot say image or security context: they travel in its annotation.
+		if *old.Spec.Port != 8080 || *old.Spec.Replicas != 1 || !strings.Contains(old.Annotations[operator.PreservedFieldsAnnotation], v1alpha2.DefaultImage) {
 			t.Errorf("v1alpha1 view = %+v annotations=%v", old.Spec, old.Annotations)
+		}
+
+		// A named image keeps the defaults v1alpha1 has always had: port 80, no annotation.
+		stock, err := v2.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "stock"}, Spec: v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stock.Spec.Ports[0].ContainerPort != 80 || stock.Spec.SecurityContext != nil || stock.Spec.Pod != nil {
+			t.Errorf("defaults of a named image: %+v", stock.Spec)
+		}
+		old, err = v1.Get(ctx, "stock", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *old.Spec.Port != 80 || *old.Spec.Replicas != 1 || len(old.Annotations) != 0 {
+			t.Errorf("v1alpha1 view of a stock nginx = %+v annotations=%v", old.Spec, old.Annotations)
 		}
 	})
 

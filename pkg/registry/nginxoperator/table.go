@@ -28,16 +28,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
 // Columns with priority 1 appear only with "kubectl get -o wide".
 var tableColumns = []metav1.TableColumnDefinition{
 	{Name: "Name", Type: "string", Format: "name", Description: "Name of the NginxOperator, its Deployment and its Service."},
-	{Name: "Replicas", Type: "integer", Description: "Desired pods: spec.replicas, or ceil(totalQPS/singlePodQPS) in QPS mode."},
-	{Name: "Ready", Type: "string", Description: "Ready pods out of the desired pods."},
+	{Name: "Ready", Type: "string", Description: "Status of the Ready condition; Unknown until the controller has seen the current generation."},
+	{Name: "Reason", Type: "string", Description: "Reason of the Ready condition: what it waits for, or why it is stalled."},
+	{Name: "Pods", Type: "string", Description: "Ready pods out of the desired pods."},
 	{Name: "Ports", Type: "string", Description: "Container ports of nginx."},
-	{Name: "Available", Type: "integer", Description: "Available pods."},
 	{Name: "Age", Type: "string", Description: "Time since creation."},
+	{Name: "Replicas", Type: "integer", Priority: 1, Description: "Desired pods: spec.replicas, or ceil(totalQPS/singlePodQPS) in QPS mode."},
+	{Name: "Available", Type: "integer", Priority: 1, Description: "Available pods."},
 	{Name: "Image", Type: "string", Priority: 1, Description: "nginx container image."},
 	{Name: "Service", Type: "string", Priority: 1, Description: "Service type and ports (port:nodePort)."},
 	{Name: "QPS", Type: "string", Priority: 1, Description: "totalQPS/singlePodQPS in QPS mode, and the observed real QPS."},
@@ -75,20 +78,36 @@ func (tableConvertor) ConvertToTable(ctx context.Context, object runtime.Object,
 
 func tableRow(o *operator.NginxOperator) metav1.TableRow {
 	desired := o.Spec.DesiredReplicas()
+	ready, reason := readyCells(o)
 	return metav1.TableRow{
 		Object: runtime.RawExtension{Object: o},
 		Cells: []interface{}{
 			o.Name,
-			int64(desired),
+			ready,
+			reason,
 			fmt.Sprintf("%d/%d", o.Status.ReadyReplicas, desired),
 			portsCell(o),
-			int64(o.Status.AvailableReplicas),
 			ageCell(o.CreationTimestamp),
+			int64(desired),
+			int64(o.Status.AvailableReplicas),
 			o.Spec.Image,
 			serviceCell(o.Spec.Service),
 			qpsCell(o),
 		},
 	}
+}
+
+// readyCells show the Ready condition, as Flux and Argo CD users read it; a condition
+// older than the spec says nothing about it yet.
+func readyCells(o *operator.NginxOperator) (string, string) {
+	c := meta.FindStatusCondition(o.Status.Conditions, v1alpha2.ConditionReady)
+	switch {
+	case c == nil:
+		return string(metav1.ConditionUnknown), "<none>"
+	case o.Status.ObservedGeneration < o.Generation || c.ObservedGeneration < o.Generation:
+		return string(metav1.ConditionUnknown), "NotObserved"
+	}
+	return string(c.Status), c.Reason
 }
 
 func portsCell(o *operator.NginxOperator) string {

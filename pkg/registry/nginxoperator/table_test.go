@@ -18,6 +18,7 @@ package nginxoperator
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,12 +34,17 @@ func TestTable(t *testing.T) {
 	replicaMode.Spec.Service.Type = operator.ServiceTypeNodePort
 	replicaMode.Spec.Service.Ports[0].NodePort = ptr.To[int32](30080)
 	replicaMode.Status.ReadyReplicas, replicaMode.Status.AvailableReplicas = 1, 1
+	replicaMode.Generation, replicaMode.Status.ObservedGeneration = 3, 3
+	replicaMode.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "ImagePullFailed", ObservedGeneration: 3}}
 
 	qpsMode := sample()
 	qpsMode.Name = "api"
 	qpsMode.Spec.Replicas = nil
 	qpsMode.Spec.QPS = &operator.QPSSpec{SinglePodQPS: 800, TotalQPS: 2401}
 	qpsMode.Status.RealQPS = ptr.To[int64](1600)
+	// The spec moved on since the condition was written.
+	qpsMode.Generation, qpsMode.Status.ObservedGeneration = 2, 1
+	qpsMode.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "OperatorSucceeded", ObservedGeneration: 1}}
 
 	table, err := tableConvertor{}.ConvertToTable(context.Background(),
 		&operator.NginxOperatorList{ListMeta: metav1.ListMeta{ResourceVersion: "42"}, Items: []operator.NginxOperator{*replicaMode, *qpsMode}}, nil)
@@ -51,18 +57,18 @@ func TestTable(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
-	if got, want := len(table.ColumnDefinitions), 9; got != want {
+	if got, want := len(table.ColumnDefinitions), 11; got != want {
 		t.Fatalf("got %d columns, want %d", got, want)
 	}
-	if got := names; len(got) != 6 || got[0] != "Name" || got[5] != "Age" {
+	if got := strings.Join(names, ","); got != "Name,Ready,Reason,Pods,Ports,Age" {
 		t.Errorf("default columns = %v", got)
 	}
 	if table.ResourceVersion != "42" {
 		t.Errorf("table resourceVersion = %q", table.ResourceVersion)
 	}
 	want := [][]interface{}{
-		{"web", int64(2), "1/2", "80/TCP", int64(1), "90s", "nginx:1.27.4", "NodePort(80:30080)", "<none>"},
-		{"api", int64(4), "2/4", "80/TCP", int64(2), "<unknown>", "nginx:1.27.4", "ClusterIP(80)", "2401/800 (real 1600)"},
+		{"web", "False", "ImagePullFailed", "1/2", "80/TCP", "90s", int64(2), int64(1), "nginx:1.27.4", "NodePort(80:30080)", "<none>"},
+		{"api", "Unknown", "NotObserved", "2/4", "80/TCP", "<unknown>", int64(4), int64(2), "nginx:1.27.4", "ClusterIP(80)", "2401/800 (real 1600)"},
 	}
 	for i, row := range table.Rows {
 		for j, cell := range row.Cells {
