@@ -32,7 +32,7 @@ if [[ "${NODE}" == real ]]; then
   "${ROOT}/hack/images/build.sh" >/dev/null
   source "${ROOT}/_output/images/images.env"
   # The node starts with every image it will run: no registry is reachable from here.
-  NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}")
+  NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_UNPRIVILEGED_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}")
 else
   "${ROOT}/hack/tools/build.sh" >/dev/null
   (cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver && go build -o bin/controller ./cmd/controller)

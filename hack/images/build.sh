@@ -7,6 +7,8 @@
 #   pause           ${IMAGE_REGISTRY}/nginx-operator/pause:3.10     sandbox image of the local real node
 #   etcd            ${IMAGE_REGISTRY}/nginx-operator/etcd:<version> the etcd `make tools` built
 #   nginx           ${IMAGE_REGISTRY}/nginx-operator/nginx:<debian version>  the operand, ports 80 and 8080
+#                   and ${IMAGE_REGISTRY}/nginx-operator/nginx-unprivileged:<debian version>, the
+#                   same as user 101 on port 8080 (the stand-in for the default operand image)
 #
 # Usage: hack/images/build.sh [nginx-operator|pause|etcd|nginx ...]   (default: all four)
 #
@@ -280,9 +282,18 @@ build_nginx() {
   chmod 1777 "${rootfs}/tmp"
   rm -rf "${staging}"
 
-  local nginx_version="${wanted[0]#*=}"
-  stage_image nginx "${REGISTRY}/nginx-operator/nginx:$(tr -c 'A-Za-z0-9_.\n-' '-' <<<"${nginx_version}")" \
-    "${context}" "${nginx_version}" "${wanted[*]}"
+  local nginx_version="${wanted[0]#*=}" tag
+  tag="$(tr -c 'A-Za-z0-9_.\n-' '-' <<<"${nginx_version}")"
+  stage_image nginx "${REGISTRY}/nginx-operator/nginx:${tag}" "${context}" "${nginx_version}" "${wanted[*]}"
+
+  # The same files as user 101 on port 8080, with a user and group of that id.
+  local unprivileged="${WORK}/nginx-unprivileged"
+  rm -rf "${unprivileged}" && mkdir -p "${unprivileged}"
+  cp -a "${context}/rootfs" "${unprivileged}/rootfs"
+  install -m 0644 "${IMAGES_DIR}/nginx-unprivileged/nginx.conf" "${unprivileged}/rootfs/etc/nginx/nginx.conf"
+  echo 'nginx:x:101:101:nginx:/nonexistent:/sbin/nologin' >>"${unprivileged}/rootfs/etc/passwd"
+  echo 'nginx:x:101:' >>"${unprivileged}/rootfs/etc/group"
+  stage_image nginx-unprivileged "${REGISTRY}/nginx-operator/nginx-unprivileged:${tag}" "${unprivileged}" "${nginx_version}" "${wanted[*]}"
 }
 
 # deb_file <package>=<version> prints the cached .deb of that version, if there is one.

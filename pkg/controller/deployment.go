@@ -41,6 +41,9 @@ const (
 	// ForceRedeployAnnotation on the pod template carries spec.forceRedeploy, so a new
 	// value rolls the pods.
 	ForceRedeployAnnotation = "operator.example.com/force-redeploy"
+	// PreStopDelaySeconds is how long a terminating nginx pod keeps serving before nginx
+	// is asked to stop: longer than kube-proxy takes to drop it from the Service.
+	PreStopDelaySeconds = 5
 	// ManagedByLabel marks every Deployment and Service the controller applies, with
 	// the value FieldManager; the informer caches hold only objects that carry it.
 	ManagedByLabel = "app.kubernetes.io/managed-by"
@@ -89,7 +92,10 @@ func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.Deplo
 	// When nginx exits, the last lines it logged (a configuration error, say) become the
 	// termination message that status quotes.
 	container := corev1ac.Container().WithName(ContainerName).WithImage(spec.Image).
-		WithTerminationMessagePolicy(corev1.TerminationMessageFallbackToLogsOnError)
+		WithTerminationMessagePolicy(corev1.TerminationMessageFallbackToLogsOnError).
+		// A terminating pod keeps serving while kube-proxy and load balancers stop sending
+		// to it, so a rollout drops no request. The kubelet sleeps: images need no shell.
+		WithLifecycle(corev1ac.Lifecycle().WithPreStop(corev1ac.LifecycleHandler().WithSleep(corev1ac.SleepAction().WithSeconds(PreStopDelaySeconds))))
 	for _, p := range spec.Ports {
 		port := corev1ac.ContainerPort().WithName(p.Name).WithContainerPort(p.ContainerPort).WithProtocol(protocolOrTCP(p.Protocol))
 		if p.HostPort != 0 {

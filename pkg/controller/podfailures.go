@@ -29,8 +29,9 @@ import (
 )
 
 // NotReadyGrace is how long nginx may run without passing its readiness probe before
-// status calls it a failure rather than a start.
-const NotReadyGrace = 30 * time.Second
+// status calls it a failure rather than a start: longer than nginx takes to start, shorter
+// than the liveness probe takes to restart it (10 s delay plus three failures 10 s apart).
+const NotReadyGrace = 20 * time.Second
 
 // PodFailure is why some of an NginxOperator's pods do not run, summarised over pods.
 type PodFailure struct {

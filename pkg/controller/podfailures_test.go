@@ -89,7 +89,7 @@ func TestSummarizePodFailures(t *testing.T) {
 		wantMessage: []string{"1 of 1 pods are not ready", "has run for 2m0s without passing its readiness probe"},
 	}, {
 		name:        "just started: not a failure yet, look again when the grace ends",
-		pods:        []corev1.Pod{runningPod("web-a", false, 10*time.Second), runningPod("web-b", false, 25*time.Second)},
+		pods:        []corev1.Pod{runningPod("web-a", false, 5*time.Second), runningPod("web-b", false, 15*time.Second)},
 		wantRecheck: 5 * time.Second,
 	}, {
 		name: "the most common cause leads, the others are counted",

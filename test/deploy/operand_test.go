@@ -1,0 +1,355 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// nginxConf is an nginx.conf for the default (unprivileged) image: port 8080, files in
+// /tmp, a /healthz location; extra goes into the server block.
+func nginxConf(extra string) string {
+	return `pid /tmp/nginx.pid;
+events {}
+http {
+  client_body_temp_path /tmp/client_temp;
+  proxy_temp_path /tmp/proxy_temp;
+  fastcgi_temp_path /tmp/fastcgi_temp;
+  uwsgi_temp_path /tmp/uwsgi_temp;
+  scgi_temp_path /tmp/scgi_temp;
+  include /etc/nginx/mime.types;
+  access_log off;
+  server {
+    listen 8080;
+    root /usr/share/nginx/html;
+    location = /healthz { return 200 "ok\n"; }
+    ` + extra + `
+  }
+}`
+}
+
+func b64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
+
+// indent prefixes every line of s, for a block scalar in a YAML manifest.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// operandOptions runs NginxOperators that use what a real site needs, each in parallel:
+// the default image in a namespace enforcing the restricted Pod Security standard, a
+// configuration with content from a ConfigMap rolled under a client loop, TLS served and
+// rotated, and pods that cannot run explained in status.
+func operandOptions(t *testing.T) {
+	t.Run("the default passes the restricted Pod Security standard", func(t *testing.T) { t.Parallel(); restrictedDefault(t) })
+	t.Run("a new configuration rolls the pods without a failed request", func(t *testing.T) { t.Parallel(); configRolls(t) })
+	t.Run("TLS is served and a rotated certificate replaces it", func(t *testing.T) { t.Parallel(); tlsRotates(t) })
+	t.Run("pods that cannot run are explained in status, and recover", func(t *testing.T) { t.Parallel(); failuresReachStatus(t) })
+}
+
+func restrictedDefault(t *testing.T) {
+	const ns = "restricted-web"
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--ignore-not-found", "--wait=false") })
+	mustKubectl(t, `apiVersion: v1
+kind: Namespace
+metadata:
+  name: restricted-web
+  labels: {pod-security.kubernetes.io/enforce: restricted, pod-security.kubernetes.io/enforce-version: latest}
+---
+apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: web, namespace: restricted-web}
+spec: {replicas: 1}
+---
+apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: stock, namespace: restricted-web}
+spec: {image: "nginx:1.27.4"}
+`, "apply", "-f", "-")
+	start := time.Now()
+	mustKubectl(t, "", "wait", "-n", ns, "--for=condition=Ready", "--timeout=180s", "ngx/web")
+	t.Logf("the default NginxOperator Ready in the restricted namespace after %s", time.Since(start).Round(100*time.Millisecond))
+	if got := get(t, "get", "ngx", "-n", ns, "web", "-o", "jsonpath={.spec.image} {.spec.ports[0].containerPort} {.spec.service.ports[0].port}"); got != "nginxinc/nginx-unprivileged:1.27.4 8080 80" {
+		t.Errorf("defaults: %q", got)
+	}
+	pod := get(t, "get", "pods", "-n", ns, "-l", "app.kubernetes.io/instance=web", "-o",
+		`jsonpath={.items[0].spec.securityContext.runAsNonRoot} {.items[0].spec.securityContext.seccompProfile.type} {.items[0].spec.containers[0].securityContext.allowPrivilegeEscalation} {.items[0].spec.containers[0].securityContext.capabilities.drop}`)
+	if pod != `true RuntimeDefault false ["ALL"]` {
+		t.Errorf("pod security contexts: %q", pod)
+	}
+	clusterIP := get(t, "get", "service", "-n", ns, "web", "-o", "jsonpath={.spec.clusterIP}")
+	t.Logf("welcome page through the Service on port 80 after %s", waitForWelcome(t, clusterIP+":80").Round(100*time.Millisecond))
+
+	// The stock image runs as root: Pod Security refuses its pods, and status says so.
+	waitFor(t, 2*time.Minute, "the stock nginx's refusal in status", func() bool {
+		msg := get(t, "get", "ngx", "-n", ns, "stock", "-o", `jsonpath={.status.conditions[?(@.type=="Stalled")].message}`)
+		return strings.Contains(msg, "violates PodSecurity")
+	})
+	t.Logf("stock nginx: %s", get(t, "get", "ngx", "-n", ns, "stock", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].reason}: {.status.conditions[?(@.type=="Ready")].message}`))
+}
+
+func configRolls(t *testing.T) {
+	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "site-config", "--ignore-not-found"); kubectl(t, "", "delete", "configmap", "site-content", "--ignore-not-found") })
+	content := func(version string) string {
+		return fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: site-content, namespace: default}
+data: {index.html: "content %s\n"}
+`, version)
+	}
+	mustKubectl(t, content("v1"), "apply", "-f", "-")
+	mustKubectl(t, `apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: site-config, namespace: default}
+spec:
+  replicas: 2
+  healthcheckPath: /healthz
+  config:
+    inline: |
+`+indent(nginxConf(""), "      ")+`
+  files: [{configMapName: site-content, mountPath: /usr/share/nginx/html}]
+`, "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=180s", "ngx/site-config")
+	clusterIP := get(t, "get", "service", "site-config", "-o", "jsonpath={.spec.clusterIP}")
+	waitFor(t, time.Minute, "content v1 through the Service", func() bool {
+		body, err := httpGet(clusterIP + ":80")
+		return err == nil && body == "content v1\n"
+	})
+	hashBefore := get(t, "get", "deployment", "site-config", "-o", `jsonpath={.spec.template.metadata.annotations.operator\.example\.com/content-hash}`)
+
+	// A client loop through the Service for the whole roll.
+	var ok, failed atomic.Int64
+	var mu sync.Mutex
+	var failures []string
+	seen := map[string]int{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			body, err := httpGet(clusterIP + ":80")
+			mu.Lock()
+			if err != nil {
+				failed.Add(1)
+				failures = append(failures, err.Error())
+			} else {
+				ok.Add(1)
+				seen[strings.TrimSpace(body)]++
+			}
+			mu.Unlock()
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	changed := time.Now()
+	mustKubectl(t, content("v2"), "apply", "-f", "-")
+	waitFor(t, 3*time.Minute, "content v2 from every pod", func() bool {
+		hash := get(t, "get", "deployment", "site-config", "-o", `jsonpath={.spec.template.metadata.annotations.operator\.example\.com/content-hash}`)
+		ready := get(t, "get", "ngx", "site-config", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status}`)
+		body, err := httpGet(clusterIP + ":80")
+		return hash != hashBefore && ready == "True" && err == nil && body == "content v2\n"
+	})
+	rolled := time.Since(changed)
+	time.Sleep(3 * time.Second) // the loop keeps going past the end of the roll
+	close(stop)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("content changed to v2: pods rolled and Ready in %s; client loop: %d requests served (%v), %d failed",
+		rolled.Round(100*time.Millisecond), ok.Load(), seen, failed.Load())
+	if failed.Load() != 0 {
+		t.Errorf("%d requests failed during the roll: %q", failed.Load(), failures[:min(len(failures), 5)])
+	}
+	if seen["content v1"] == 0 || seen["content v2"] == 0 {
+		t.Errorf("the loop did not see both versions: %v", seen)
+	}
+}
+
+// certificate returns a CA-signed serving certificate for name with the given serial, as
+// PEM, and the CA's pool.
+func certificate(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, serial int64) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}
+
+func tlsRotates(t *testing.T) {
+	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "site-tls", "--ignore-not-found"); kubectl(t, "", "delete", "secret", "site-tls", "--ignore-not-found") })
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1000), Subject: pkix.Name{CommonName: "test CA"}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour)}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	const name = "site-tls.default.svc"
+	secret := func(serial int64) string {
+		cert, key := certificate(t, ca, caKey, name, serial)
+		return fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: site-tls, namespace: default}
+type: kubernetes.io/tls
+data: {tls.crt: %s, tls.key: %s}
+`, b64(cert), b64(key))
+	}
+	mustKubectl(t, secret(1), "apply", "-f", "-")
+	mustKubectl(t, `apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: site-tls, namespace: default}
+spec:
+  tls: [{secretName: site-tls}]
+  config:
+    inline: |
+`+indent(nginxConf(`listen 8443 ssl;
+    ssl_certificate /etc/nginx/tls/site-tls/tls.crt;
+    ssl_certificate_key /etc/nginx/tls/site-tls/tls.key;`), "      ")+`
+`, "apply", "-f", "-")
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=180s", "ngx/site-tls")
+	if got := get(t, "get", "service", "site-tls", "-o", "jsonpath={.spec.ports[*].name}:{.spec.ports[*].port}"); got != "http https:80 443" {
+		t.Errorf("Service ports: %q, want http 80 and https 443", got)
+	}
+	clusterIP := get(t, "get", "service", "site-tls", "-o", "jsonpath={.spec.clusterIP}")
+	if !serviceNet.Contains(net.ParseIP(clusterIP)) {
+		t.Fatalf("ClusterIP %q is not in the local Service range", clusterIP)
+	}
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: name}}}
+	served := func() int64 {
+		resp, err := client.Get("https://" + clusterIP + ":443/healthz")
+		if err != nil {
+			return -1
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 {
+			return -1
+		}
+		return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
+	}
+	waitFor(t, time.Minute, "HTTPS with certificate 1, verified by the CA", func() bool { return served() == 1 })
+	rotated := time.Now()
+	mustKubectl(t, secret(2), "apply", "-f", "-")
+	waitFor(t, 3*time.Minute, "the rotated certificate 2 served", func() bool { return served() == 2 })
+	t.Logf("HTTPS served certificate 1; the Secret's renewal to certificate 2 was served %s later", time.Since(rotated).Round(100*time.Millisecond))
+}
+
+func failuresReachStatus(t *testing.T) {
+	names := []string{"fail-pull", "fail-crash", "fail-ready", "fail-sched"}
+	t.Cleanup(func() { kubectl(t, "", append([]string{"delete", "ngx", "--ignore-not-found"}, names...)...) })
+	mustKubectl(t, `apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: fail-pull, namespace: default}
+spec: {image: "127.0.0.1:1/none:1"}
+---
+apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: fail-crash, namespace: default}
+spec:
+  config: {inline: "events {}\nhttp { lisen 8080; }\n"}
+---
+apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: fail-ready, namespace: default}
+spec: {healthcheckPath: /missing}
+---
+apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: fail-sched, namespace: default}
+spec: {resources: {requests: {cpu: "5000"}}}
+`, "apply", "-f", "-")
+	want := map[string]struct{ reason, message string }{
+		"fail-pull":  {"ImagePullFailed", "127.0.0.1:1/none:1"},
+		"fail-crash": {"ContainerCrashing", `unknown directive "lisen"`},
+		"fail-ready": {"ContainerNotReady", "without passing its readiness probe"},
+		"fail-sched": {"PodsUnschedulable", "Insufficient cpu"},
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := want[name]
+			var last string
+			deadline := time.Now().Add(3 * time.Minute)
+			for time.Now().Before(deadline) {
+				out, _, _ := kubectl(t, "", "get", "ngx", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].reason}|{.status.conditions[?(@.type=="Ready")].message}|{.status.conditions[?(@.type=="Stalled")].status}`)
+				last = out
+				if parts := strings.SplitN(out, "|", 3); len(parts) == 3 && parts[0] == w.reason && strings.Contains(parts[1], w.message) && parts[2] == "True" {
+					t.Logf("%s: Ready False, Stalled True after %s: %s: %s", name, time.Since(start).Round(time.Second), parts[0], parts[1])
+					return
+				}
+				time.Sleep(2 * time.Second)
+			}
+			t.Errorf("%s: status never said %s (%q); last: %q", name, w.reason, w.message, last)
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for _, name := range names {
+		events := get(t, "get", "events", "--field-selector", "involvedObject.name="+name+",type=Warning", "-o", "jsonpath={range .items[*]}{.reason} {end}")
+		if !strings.Contains(events, want[name].reason) {
+			t.Errorf("%s: Warning events %q lack %s", name, events, want[name].reason)
+		}
+	}
+	// Fixed, each becomes Ready.
+	mustKubectl(t, "", "patch", "ngx", "fail-pull", "--type=merge", "-p", `{"spec":{"image":"nginxinc/nginx-unprivileged:1.27.4"}}`)
+	mustKubectl(t, "", "patch", "ngx", "fail-crash", "--type=json", "-p", `[{"op":"remove","path":"/spec/config"}]`)
+	mustKubectl(t, "", "patch", "ngx", "fail-ready", "--type=merge", "-p", `{"spec":{"healthcheckPath":"/"}}`)
+	mustKubectl(t, "", "patch", "ngx", "fail-sched", "--type=merge", "-p", `{"spec":{"resources":{"requests":{"cpu":"10m"}}}}`)
+	fixed := time.Now()
+	mustKubectl(t, "", append([]string{"wait", "--for=condition=Ready", "--timeout=180s", "ngx"}, names...)...)
+	t.Logf("all four Ready %s after their fixes", time.Since(fixed).Round(time.Second))
+}
