@@ -118,7 +118,10 @@ spec: {image: "nginx:1.27.4"}
 }
 
 func configRolls(t *testing.T) {
-	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "site-config", "--ignore-not-found"); kubectl(t, "", "delete", "configmap", "site-content", "--ignore-not-found") })
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "ngx", "site-config", "--ignore-not-found")
+		kubectl(t, "", "delete", "configmap", "site-content", "--ignore-not-found")
+	})
 	content := func(version string) string {
 		return fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
@@ -220,7 +223,10 @@ func certificate(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, na
 }
 
 func tlsRotates(t *testing.T) {
-	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "site-tls", "--ignore-not-found"); kubectl(t, "", "delete", "secret", "site-tls", "--ignore-not-found") })
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "ngx", "site-tls", "--ignore-not-found")
+		kubectl(t, "", "delete", "secret", "site-tls", "--ignore-not-found")
+	})
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
