@@ -20,11 +20,8 @@ fi
 # The v1alpha1 sample draws a deprecation warning; that is expected, so keep it quiet.
 k apply -f "${ROOT}/artifacts/samples/" 2> >(grep -v '^Warning: ' >&2)
 if [[ "${NODE}" == real ]]; then
-  # No registry is reachable: the samples run the nginx image built from Debian's packages.
-  source "${ROOT}/_output/images/images.env"
-  for name in $(k get ngx -o jsonpath='{.items[*].metadata.name}'); do
-    k patch ngx "${name}" --type merge -p "{\"spec\":{\"image\":\"${NGINX_IMAGE}\"}}" >/dev/null
-  done
+  # No registry is reachable: the node has the nginx images built from Debian's packages
+  # under the names the samples and the defaults use (hack/lib-node.sh).
   if ! k wait --for=condition=Available --timeout=180s ngx --all >/dev/null; then
     log "not every sample became Available within 3 minutes; see kubectl get ngx,pods -o wide" >&2
   fi

@@ -146,7 +146,14 @@ func TestImages(t *testing.T) {
 	t.Run("nginx", func(t *testing.T) {
 		a, rootfs := unpackImage(t, images, "NGINX")
 		expectConfig(t, a, "")
-		expectNginxServesWelcomePage(t, rootfs, a.Config.Config.Cmd, a.Config.Config.Env)
+		expectNginxServesWelcomePage(t, rootfs, a.Config.Config.Cmd, a.Config.Config.Env, nil, "80", "8080")
+	})
+
+	// Built with nginx: the same files as user 101, on 8080 only.
+	t.Run("nginx-unprivileged", func(t *testing.T) {
+		a, rootfs := unpackImage(t, images, "NGINX_UNPRIVILEGED")
+		expectConfig(t, a, "101:101")
+		expectNginxServesWelcomePage(t, rootfs, a.Config.Config.Cmd, a.Config.Config.Env, &syscall.Credential{Uid: 101, Gid: 101}, "8080")
 	})
 
 	t.Run("import into containerd", func(t *testing.T) {
@@ -276,8 +283,8 @@ func expectPauseStopsOnSIGTERM(t *testing.T, rootfs string) {
 }
 
 // expectNginxServesWelcomePage starts the image's command chroot'ed in isolated
-// namespaces and fetches / from ports 80 and 8080.
-func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []string) {
+// namespaces, as user (nil: root), and fetches / from every port.
+func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []string, user *syscall.Credential, ports ...string) {
 	if len(command) == 0 {
 		t.Fatal("the nginx image has no command")
 	}
@@ -290,12 +297,12 @@ func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []st
 		cmd.Dir = "/"
 		cmd.Env = env
 		cmd.Stdout, cmd.Stderr = &logs, &logs
-		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Pdeathsig: syscall.SIGKILL, Credential: user}
 		if err := cmd.Start(); err != nil {
 			return err
 		}
 		defer func() { _ = cmd.Process.Kill() }()
-		for _, port := range []string{"80", "8080"} {
+		for _, port := range ports {
 			var status int
 			var body string
 			var err error
