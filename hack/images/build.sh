@@ -279,6 +279,10 @@ build_nginx() {
   done
   (cd "${IMAGES_DIR}/nginx/rootfs" && find . -type f -exec install -D -m 0644 {} "${rootfs}/{}" \;)
   mkdir -p "${rootfs}/var/lib/nginx" "${rootfs}/var/log/nginx" "${rootfs}/run" "${rootfs}/tmp"
+  # nginx opens its compiled-in log files when a configuration names none: to the
+  # container's output, as in the official images.
+  ln -sf /dev/stderr "${rootfs}/var/log/nginx/error.log"
+  ln -sf /dev/stdout "${rootfs}/var/log/nginx/access.log"
   chmod 1777 "${rootfs}/tmp"
   rm -rf "${staging}"
 
