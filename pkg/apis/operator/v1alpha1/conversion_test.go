@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -111,8 +112,19 @@ func TestReadModifyWriteThroughV1alpha1KeepsV1alpha2Fields(t *testing.T) {
 			Resources: corev1.ResourceRequirements{
 				Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")},
 			},
-			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeNodePort, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80, NodePort: ptr.To[int32](30080)}, {Name: "https", Port: 443}}},
-			QPS:     &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
+			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeNodePort, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80, NodePort: ptr.To[int32](30080)}, {Name: "https", Port: 443}},
+				Labels: map[string]string{"exposed": "yes"}, ExternalTrafficPolicy: corev1.ServiceExternalTrafficPolicyLocal},
+			QPS: &v1alpha2.QPSSpec{SinglePodQPS: 800, TotalQPS: 2400},
+			// The operand's options: configuration, files, TLS, probes, security, placement.
+			Config:          &v1alpha2.ConfigSource{Inline: "events {}\nhttp {}\n"},
+			Files:           []v1alpha2.ConfigMapFiles{{ConfigMapName: "site", MountPath: "/usr/share/nginx/html"}},
+			TLS:             []v1alpha2.TLSSecret{{SecretName: "web-tls"}},
+			HealthcheckPath: "/healthz",
+			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+			Pod: &v1alpha2.PodOptions{NodeSelector: map[string]string{"disk": "ssd"}, PriorityClassName: "high",
+				Tolerations:     []corev1.Toleration{{Key: "a", Operator: corev1.TolerationOpExists}},
+				SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true)}},
+			PodDisruptionBudget: &v1alpha2.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(1))},
 		},
 		Status: v1alpha2.NginxOperatorStatus{ObservedGeneration: 4, Replicas: 3, ReadyReplicas: 3, AvailableReplicas: 3, Selector: "app=web", RealQPS: ptr.To[int64](2400)},
 	}
