@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,12 +297,34 @@ func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []st
 		cmd := exec.Command(command[0], command[1:]...)
 		cmd.Dir = "/"
 		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = &logs, &logs
 		cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Pdeathsig: syscall.SIGKILL, Credential: user}
-		if err := cmd.Start(); err != nil {
+		// nginx reopens its output as /dev/stdout and /dev/stderr: as another user it can
+		// only if that user owns the pipe, as a container runtime arranges for its FIFOs.
+		out, in, err := os.Pipe()
+		if err != nil {
 			return err
 		}
-		defer func() { _ = cmd.Process.Kill() }()
+		defer out.Close()
+		if user != nil {
+			if err := in.Chown(int(user.Uid), int(user.Gid)); err != nil {
+				return err
+			}
+		}
+		cmd.Stdout, cmd.Stderr = in, in
+		copied := make(chan struct{})
+		go func() { _, _ = io.Copy(&logs, out); close(copied) }()
+		err = cmd.Start()
+		in.Close()
+		if err != nil {
+			return err
+		}
+		defer func() {
+			_ = cmd.Process.Kill()
+			select { // the last lines, once every nginx process has closed the pipe
+			case <-copied:
+			case <-time.After(10 * time.Second):
+			}
+		}()
 		for _, port := range ports {
 			var status int
 			var body string
@@ -332,8 +355,8 @@ func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []st
 		t.Fatal(err)
 	}
 	// The access log goes to stdout, where kubectl logs finds it.
-	if n := strings.Count(logs.String(), `"GET / HTTP/1.0" 200`); n != 2 {
-		t.Errorf("nginx logged %d successful GETs, want 2:\n%s", n, logs.String())
+	if n := strings.Count(logs.String(), `"GET / HTTP/1.0" 200`); n != len(ports) {
+		t.Errorf("nginx logged %d successful GETs, want %d:\n%s", n, len(ports), logs.String())
 	}
 }
 
