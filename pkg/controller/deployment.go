@@ -35,7 +35,7 @@ import (
 
 const (
 	// FieldManager owns every field the controller applies.
-	FieldManager = "nginx-operator"
+	FieldManager = operand.ManagedBy
 	// ContainerName is the name of the nginx container.
 	ContainerName = operand.ContainerName
 	// ForceRedeployAnnotation on the pod template carries spec.forceRedeploy, so a new
@@ -46,16 +46,13 @@ const (
 	PreStopDelaySeconds = 5
 	// ManagedByLabel marks every Deployment and Service the controller applies, with
 	// the value FieldManager; the informer caches hold only objects that carry it.
-	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedByLabel = operand.ManagedByLabel
 )
 
 // SelectorLabels select the pods of one NginxOperator; the instance label keeps two
 // NginxOperators in a namespace from selecting each other's pods.
 func SelectorLabels(no *v1alpha2.NginxOperator) map[string]string {
-	return map[string]string{
-		"app.kubernetes.io/name":     "nginx",
-		"app.kubernetes.io/instance": no.Name,
-	}
+	return operand.SelectorLabels(no.Name)
 }
 
 func objectLabels(no *v1alpha2.NginxOperator) map[string]string {

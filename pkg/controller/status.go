@@ -25,8 +25,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -60,7 +60,7 @@ const maxMessageLength = 32 * 1024
 func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time) v1alpha2.NginxOperatorStatus {
 	status := *no.Status.DeepCopy()
 	status.ObservedGeneration = no.Generation
-	status.Selector = labels.SelectorFromSet(SelectorLabels(no)).String()
+	status.Selector = operand.Selector(no.Name)
 	status.Replicas, status.ReadyReplicas, status.AvailableReplicas = 0, 0, 0
 	if d := obs.Deployment; d != nil {
 		status.Replicas = d.Status.Replicas

@@ -46,7 +46,7 @@ func TestREST(t *testing.T) {
 			}
 			code, body, _ = do(t, client, http.MethodGet, base(collection), map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}, "")
 			var table metav1.Table
-			if err := json.Unmarshal([]byte(body), &table); code != http.StatusOK || err != nil || len(table.ColumnDefinitions) != 9 || len(table.Rows) == 0 {
+			if err := json.Unmarshal([]byte(body), &table); code != http.StatusOK || err != nil || len(table.ColumnDefinitions) != 11 || len(table.Rows) == 0 {
 				t.Errorf("Table: %d %v %s", code, err, body)
 			}
 			code, _, hdr = do(t, client, http.MethodGet, base(collection), map[string]string{"Accept": "application/vnd.kubernetes.protobuf"}, "")

@@ -244,6 +244,24 @@ func TestAPIServer(t *testing.T) {
 		}
 	})
 
+	t.Run("scale has its selector before any status is written, in both versions", func(t *testing.T) {
+		// No controller runs here: status stays empty, as in the moment after a create.
+		if _, err := v2.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "fresh"}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, version := range []string{"v1alpha1", "v1alpha2"} {
+			scale := &autoscalingv1.Scale{}
+			err := s.client.OperatorV1alpha2().RESTClient().Get().
+				AbsPath("/apis/operator.example.com", version, "namespaces", ns, "nginxoperators", "fresh", "scale").Do(ctx).Into(scale)
+			if err != nil {
+				t.Fatalf("%s: %v", version, err)
+			}
+			if want := "app.kubernetes.io/instance=fresh,app.kubernetes.io/name=nginx"; scale.Status.Selector != want || scale.Spec.Replicas != 1 {
+				t.Errorf("%s /scale = %+v, want selector %q and 1 replica", version, scale, want)
+			}
+		}
+	})
+
 	t.Run("scale subresource", func(t *testing.T) {
 		scale, err := v2.GetScale(ctx, "plain", metav1.GetOptions{})
 		if err != nil {
@@ -397,7 +415,7 @@ func TestAPIServer(t *testing.T) {
 		resp := get(t, admin, list, "application/json;as=Table;v=v1;g=meta.k8s.io")
 		var table metav1.Table
 		decode(t, resp, &table)
-		if len(table.ColumnDefinitions) != 9 || table.ColumnDefinitions[1].Name != "Replicas" || len(table.Rows) == 0 {
+		if len(table.ColumnDefinitions) != 11 || table.ColumnDefinitions[1].Name != "Ready" || len(table.Rows) == 0 {
 			t.Errorf("table = %+v", table.ColumnDefinitions)
 		}
 		if resp := get(t, admin, list, "application/yaml"); resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Type"), "yaml") {

@@ -17,6 +17,7 @@ limitations under the License.
 package nginxoperator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -34,6 +35,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
 var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
@@ -120,8 +122,10 @@ func scaleFromNginxOperator(o *operator.NginxOperator) *autoscalingv1.Scale {
 			ResourceVersion:   o.ResourceVersion,
 			CreationTimestamp: o.CreationTimestamp,
 		},
-		Spec:   autoscalingv1.ScaleSpec{Replicas: o.Spec.DesiredReplicas()},
-		Status: autoscalingv1.ScaleStatus{Replicas: o.Status.Replicas, Selector: o.Status.Selector},
+		Spec: autoscalingv1.ScaleSpec{Replicas: o.Spec.DesiredReplicas()},
+		// The selector follows from the name: an HPA reading /scale before the controller's
+		// first status write gets it too.
+		Status: autoscalingv1.ScaleStatus{Replicas: o.Status.Replicas, Selector: cmp.Or(o.Status.Selector, operand.Selector(o.Name))},
 	}
 }
 

@@ -36,6 +36,11 @@ func TestScaleFromNginxOperator(t *testing.T) {
 	if got := scaleFromNginxOperator(o).Spec.Replicas; got != 3 {
 		t.Errorf("QPS-mode scale replicas = %d, want 3", got)
 	}
+	// Before the controller has written any status, the selector follows from the name.
+	o.Status = operator.NginxOperatorStatus{}
+	if got, want := scaleFromNginxOperator(o).Status.Selector, "app.kubernetes.io/instance=web,app.kubernetes.io/name=nginx"; got != want {
+		t.Errorf("selector without status = %q, want %q", got, want)
+	}
 }
 
 func TestValidateScale(t *testing.T) {

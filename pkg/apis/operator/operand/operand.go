@@ -20,6 +20,8 @@ limitations under the License.
 // without seeing the other's.
 package operand
 
+import "k8s.io/apimachinery/pkg/labels"
+
 // ContainerName is the name of the nginx container in the pod template. Downward-API
 // references in spec.env may name no other container.
 const ContainerName = "nginx"
@@ -43,3 +45,26 @@ const (
 	// TLSDirectory holds one directory per spec.tls Secret, named after the Secret.
 	TLSDirectory = "/etc/nginx/tls"
 )
+
+// Labels of the pods, the Deployment and the Service of an NginxOperator.
+const (
+	// NameLabel and InstanceLabel select the pods of one NginxOperator: every
+	// NginxOperator's pods have NameLabel "nginx", InstanceLabel its own name.
+	NameLabel     = "app.kubernetes.io/name"
+	InstanceLabel = "app.kubernetes.io/instance"
+	// ManagedByLabel, with the value ManagedBy, marks what the controller applies; its
+	// caches hold only objects that carry it.
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedBy      = "nginx-operator"
+)
+
+// SelectorLabels select the pods of the NginxOperator called name.
+func SelectorLabels(name string) map[string]string {
+	return map[string]string{NameLabel: "nginx", InstanceLabel: name}
+}
+
+// Selector is SelectorLabels in the string form of status.selector and /scale: it follows
+// from the name alone, so it is known before the controller has written any status.
+func Selector(name string) string {
+	return labels.SelectorFromSet(SelectorLabels(name)).String()
+}

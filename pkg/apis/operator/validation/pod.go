@@ -27,16 +27,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
 // Labels the controller sets on the pods and the Service and selects them by. Users may
 // add labels, never replace these: a replaced selector label would orphan the pods, and
 // the controller's caches hold only objects that carry the managed-by label.
-var reservedLabels = sets.New(
-	"app.kubernetes.io/name",
-	"app.kubernetes.io/instance",
-	"app.kubernetes.io/managed-by",
-)
+var reservedLabels = sets.New(operand.NameLabel, operand.InstanceLabel, operand.ManagedByLabel)
 
 var (
 	supportedTolerationOperators = sets.New(corev1.TolerationOpExists, corev1.TolerationOpEqual)
