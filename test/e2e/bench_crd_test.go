@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchCRDName is the CRD that make bench compares our API with
@@ -44,7 +45,9 @@ func TestBenchCRD(t *testing.T) {
 	})
 
 	mustKubectl(t, "", "apply", "--server-side", "-f", manifest)
-	mustKubectl(t, "", "wait", "--for=condition=Established", "crd/"+benchCRDName, "--timeout=60s")
+	// kubectl wait fails outright while a new CRD has no conditions yet (its schema, with
+	// the pod's types, takes kube-apiserver a moment): poll the condition instead.
+	waitForValue(t, time.Minute, "True", "get", "crd", benchCRDName, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
 
 	mustKubectl(t, `apiVersion: crd.operator.example.com/v1alpha2
 kind: NginxOperator

@@ -55,7 +55,7 @@ func TestKubectlVerbs(t *testing.T) {
 		t.Errorf("table header = %v", header)
 	}
 	out = mustKubectl(t, "", "get", "nginxoperators", "kubectl-web", "-o", "wide")
-	if !strings.Contains(out, "IMAGE") || !strings.Contains(out, "NodePort(80:30081)") || !strings.Contains(out, "nginx:1.27.4") {
+	if !strings.Contains(out, "IMAGE") || !strings.Contains(out, "NodePort(80:30081)") || !strings.Contains(out, "nginxinc/nginx-unprivileged:1.27.4") {
 		t.Errorf("-o wide:\n%s", out)
 	}
 	out = mustKubectl(t, "", "get", "ngx", "kubectl-web", "-o", "yaml", "--show-managed-fields")
