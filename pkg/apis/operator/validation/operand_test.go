@@ -128,9 +128,9 @@ func TestValidateOperandOptions(t *testing.T) {
 				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeLocalhost}}
 			o.Spec.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false),
 				SeccompProfile: &corev1.SeccompProfile{Type: "Strict"}}
-		}, want: []string{"FieldValueInvalid spec.securityContext.allowPrivilegeEscalation", "FieldValueNotSupported spec.securityContext.seccompProfile.type",
-			"FieldValueInvalid spec.pod.securityContext.fsGroup", "FieldValueInvalid spec.pod.securityContext.runAsUser",
-			"FieldValueRequired spec.pod.securityContext.seccompProfile.localhostProfile"}},
+		}, want: []string{"FieldValueNotSupported spec.securityContext.seccompProfile.type", "FieldValueInvalid spec.securityContext.allowPrivilegeEscalation",
+			"FieldValueInvalid spec.pod.securityContext.runAsUser", "FieldValueRequired spec.pod.securityContext.seccompProfile.localhostProfile",
+			"FieldValueInvalid spec.pod.securityContext.fsGroup"}},
 		{name: "service options for the wrong type", mutate: func(o *operator.NginxOperator) {
 			o.Spec.Service.Type = operator.ServiceTypeClusterIP
 			for i := range o.Spec.Service.Ports {

@@ -265,41 +265,19 @@ func validateTopologySpread(constraints []corev1.TopologySpreadConstraint, fldPa
 
 // validatePodSecurityContext checks ids and profiles of the pod security context.
 func validatePodSecurityContext(sc *corev1.PodSecurityContext, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	for _, id := range []struct {
-		value *int64
-		name  string
-	}{{sc.RunAsUser, "runAsUser"}, {sc.RunAsGroup, "runAsGroup"}, {sc.FSGroup, "fsGroup"}} {
-		if id.value != nil {
-			allErrs = append(allErrs, validateID(*id.value, fldPath.Child(id.name))...)
-		}
+	allErrs := validateIdentity(sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot, sc.SeccompProfile, fldPath)
+	if sc.FSGroup != nil {
+		allErrs = append(allErrs, validateID(*sc.FSGroup, fldPath.Child("fsGroup"))...)
 	}
 	for i, g := range sc.SupplementalGroups {
 		allErrs = append(allErrs, validateID(g, fldPath.Child("supplementalGroups").Index(i))...)
-	}
-	if sc.RunAsNonRoot != nil && *sc.RunAsNonRoot && sc.RunAsUser != nil && *sc.RunAsUser == 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("runAsUser"), 0, "must not be 0 when runAsNonRoot is true"))
-	}
-	if sc.SeccompProfile != nil {
-		allErrs = append(allErrs, validateSeccomp(sc.SeccompProfile, fldPath.Child("seccompProfile"))...)
 	}
 	return allErrs
 }
 
 // validateSecurityContext checks the nginx container's security context.
 func validateSecurityContext(sc *corev1.SecurityContext, fldPath *field.Path) field.ErrorList {
-	var allErrs field.ErrorList
-	for _, id := range []struct {
-		value *int64
-		name  string
-	}{{sc.RunAsUser, "runAsUser"}, {sc.RunAsGroup, "runAsGroup"}} {
-		if id.value != nil {
-			allErrs = append(allErrs, validateID(*id.value, fldPath.Child(id.name))...)
-		}
-	}
-	if sc.RunAsNonRoot != nil && *sc.RunAsNonRoot && sc.RunAsUser != nil && *sc.RunAsUser == 0 {
-		allErrs = append(allErrs, field.Invalid(fldPath.Child("runAsUser"), 0, "must not be 0 when runAsNonRoot is true"))
-	}
+	allErrs := validateIdentity(sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot, sc.SeccompProfile, fldPath)
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("allowPrivilegeEscalation"), false, "cannot be false when privileged is true"))
@@ -308,8 +286,24 @@ func validateSecurityContext(sc *corev1.SecurityContext, fldPath *field.Path) fi
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("allowPrivilegeEscalation"), false, "cannot be false when the SYS_ADMIN capability is added"))
 		}
 	}
-	if sc.SeccompProfile != nil {
-		allErrs = append(allErrs, validateSeccomp(sc.SeccompProfile, fldPath.Child("seccompProfile"))...)
+	return allErrs
+}
+
+// validateIdentity checks what pod and container security contexts share: the user and
+// group ids, runAsNonRoot against runAsUser, and the seccomp profile.
+func validateIdentity(runAsUser, runAsGroup *int64, runAsNonRoot *bool, seccomp *corev1.SeccompProfile, fldPath *field.Path) field.ErrorList {
+	var allErrs field.ErrorList
+	if runAsUser != nil {
+		allErrs = append(allErrs, validateID(*runAsUser, fldPath.Child("runAsUser"))...)
+		if runAsNonRoot != nil && *runAsNonRoot && *runAsUser == 0 {
+			allErrs = append(allErrs, field.Invalid(fldPath.Child("runAsUser"), 0, "must not be 0 when runAsNonRoot is true"))
+		}
+	}
+	if runAsGroup != nil {
+		allErrs = append(allErrs, validateID(*runAsGroup, fldPath.Child("runAsGroup"))...)
+	}
+	if seccomp != nil {
+		allErrs = append(allErrs, validateSeccomp(seccomp, fldPath.Child("seccompProfile"))...)
 	}
 	return allErrs
 }
