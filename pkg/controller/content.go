@@ -23,87 +23,171 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-// mountedContent hashes what spec.config, spec.files and spec.tls mount, reading the
-// referenced ConfigMaps and Secrets from the API server (only their metadata is cached).
-// problems lists references the pods cannot mount as they are: a missing ConfigMap,
-// Secret or key. The hash is "" when nothing is mounted, so a spec without mounts keeps
-// the pod template it always had.
+// mountedContent hashes what spec.config, spec.files and spec.tls mount. problems lists
+// references the pods cannot mount as they are: a missing ConfigMap, Secret or key. The
+// hash is "" when nothing is mounted, so a spec without mounts keeps the pod template it
+// always had.
 func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, problems []string, err error) {
 	spec := &no.Spec
 	if spec.Config == nil && len(spec.Files) == 0 && len(spec.TLS) == 0 {
 		return "", nil, nil
 	}
 	h := sha256.New()
+	add := func(what string, ref mountRef) error {
+		d, err := r.digest(ctx, no.Namespace, ref)
+		if err != nil {
+			return err
+		}
+		if d.problem != "" {
+			problems = append(problems, what+": "+d.problem)
+		}
+		writeEntry(h, what, ref.key, d.sum)
+		return nil
+	}
 	if cfg := spec.Config; cfg != nil {
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
-			cm, found, err := r.getConfigMap(ctx, no.Namespace, ref.Name)
-			switch {
-			case err != nil:
+			if err := add("spec.config.configMapKeyRef", mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
 				return "", nil, err
-			case !found:
-				problems = append(problems, fmt.Sprintf("spec.config.configMapKeyRef: ConfigMap %s not found", ref.Name))
-			default:
-				value, hasKey := cm.Data[ref.Key]
-				if !hasKey {
-					problems = append(problems, fmt.Sprintf("spec.config.configMapKeyRef: ConfigMap %s has no key %q", ref.Name, ref.Key))
-				}
-				writeEntry(h, "config", ref.Key, []byte(value))
 			}
 		} else {
-			writeEntry(h, "config", configFileName, []byte(cfg.Inline))
+			writeEntry(h, "spec.config.inline", configFileName, []byte(cfg.Inline))
 		}
 	}
 	for i, f := range spec.Files {
-		cm, found, err := r.getConfigMap(ctx, no.Namespace, f.ConfigMapName)
-		if err != nil {
+		if err := add(fmt.Sprintf("spec.files[%d]", i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
 			return "", nil, err
-		}
-		if !found {
-			problems = append(problems, fmt.Sprintf("spec.files[%d]: ConfigMap %s not found", i, f.ConfigMapName))
-			continue
-		}
-		label := "files:" + f.MountPath
-		for _, k := range sortedKeys(cm.Data) {
-			writeEntry(h, label, k, []byte(cm.Data[k]))
-		}
-		for _, k := range sortedKeys(cm.BinaryData) {
-			writeEntry(h, label, k, cm.BinaryData[k])
 		}
 	}
 	for i, t := range spec.TLS {
-		secret := &corev1.Secret{}
-		err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: no.Namespace, Name: t.SecretName}, secret)
-		switch {
-		case apierrors.IsNotFound(err):
-			problems = append(problems, fmt.Sprintf("spec.tls[%d]: Secret %s not found", i, t.SecretName))
-			continue
-		case err != nil:
+		if err := add(fmt.Sprintf("spec.tls[%d]", i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
 			return "", nil, err
-		case secret.Type != corev1.SecretTypeTLS:
-			problems = append(problems, fmt.Sprintf("spec.tls[%d]: Secret %s is of type %s, not %s", i, t.SecretName, secret.Type, corev1.SecretTypeTLS))
-		}
-		for _, k := range sortedKeys(secret.Data) {
-			writeEntry(h, "tls:"+t.SecretName, k, secret.Data[k])
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), problems, nil
 }
 
-func (r *Reconciler) getConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, bool, error) {
-	cm := &corev1.ConfigMap{}
-	err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, cm)
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
+// mountRef is a ConfigMap or Secret a spec mounts: one key of it, or all when key is "".
+type mountRef struct {
+	kind, name, key string
+}
+
+// digest is what a mounted object contributes to the hash, at one resourceVersion.
+type digest struct {
+	resourceVersion string
+	sum             []byte
+	// problem says why the pods cannot mount it; "" when they can.
+	problem string
+}
+
+// digests remembers each mounted object's digest by resourceVersion: the metadata cache
+// tells whether it changed, so the object itself is read from the API server only when it
+// did, not on every reconcile (pod events reconcile often while pods start).
+type digests struct {
+	mu sync.Mutex
+	m  map[types.NamespacedName]map[mountRef]digest
+}
+
+func (d *digests) get(nn types.NamespacedName, ref mountRef) (digest, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	got, ok := d.m[nn][ref]
+	return got, ok
+}
+
+func (d *digests) put(nn types.NamespacedName, ref mountRef, v digest) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.m == nil {
+		d.m = map[types.NamespacedName]map[mountRef]digest{}
 	}
-	return cm, err == nil, err
+	if d.m[nn] == nil {
+		d.m[nn] = map[mountRef]digest{}
+	}
+	d.m[nn][ref] = v
+}
+
+func (d *digests) forget(nn types.NamespacedName, ref mountRef) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.m[nn], ref)
+	if len(d.m[nn]) == 0 {
+		delete(d.m, nn)
+	}
+}
+
+// digest returns the digest of a mounted object, reading it only when the metadata cache
+// shows a resourceVersion it has not hashed.
+func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef) (digest, error) {
+	nn := types.NamespacedName{Namespace: namespace, Name: ref.name}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(ref.kind))
+	if err := r.Client.Get(ctx, nn, meta); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.digests.forget(nn, ref)
+			return digest{problem: fmt.Sprintf("%s %s not found", ref.kind, ref.name)}, nil
+		}
+		return digest{}, err
+	}
+	if d, ok := r.digests.get(nn, ref); ok && d.resourceVersion == meta.ResourceVersion {
+		return d, nil
+	}
+	var obj client.Object = &corev1.ConfigMap{}
+	if ref.kind == "Secret" {
+		obj = &corev1.Secret{}
+	}
+	if err := r.APIReader.Get(ctx, nn, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return digest{problem: fmt.Sprintf("%s %s not found", ref.kind, ref.name)}, nil
+		}
+		return digest{}, err
+	}
+	d := digestOf(obj, ref)
+	r.digests.put(nn, ref, d)
+	return d, nil
+}
+
+// digestOf hashes the mounted part of a ConfigMap or Secret and says what keeps the pods
+// from mounting it.
+func digestOf(obj client.Object, ref mountRef) digest {
+	h := sha256.New()
+	d := digest{resourceVersion: obj.GetResourceVersion()}
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		if ref.key != "" {
+			value, found := o.Data[ref.key]
+			if !found {
+				d.problem = fmt.Sprintf("ConfigMap %s has no key %q", ref.name, ref.key)
+			}
+			writeEntry(h, "data", ref.key, []byte(value))
+			break
+		}
+		for _, k := range sortedKeys(o.Data) {
+			writeEntry(h, "data", k, []byte(o.Data[k]))
+		}
+		for _, k := range sortedKeys(o.BinaryData) {
+			writeEntry(h, "binaryData", k, o.BinaryData[k])
+		}
+	case *corev1.Secret:
+		if o.Type != corev1.SecretTypeTLS {
+			d.problem = fmt.Sprintf("Secret %s is of type %s, not %s", ref.name, o.Type, corev1.SecretTypeTLS)
+		}
+		for _, k := range sortedKeys(o.Data) {
+			writeEntry(h, "data", k, o.Data[k])
+		}
+	}
+	d.sum = h.Sum(nil)
+	return d
 }
 
 // writeEntry writes one file unambiguously: lengths before contents.

@@ -142,6 +142,40 @@ func TestReconcileRollsWhenMountedContentChanges(t *testing.T) {
 	}
 }
 
+func TestReconcileReadsMountedObjectsOnlyWhenTheyChange(t *testing.T) {
+	no := sample("web")
+	no.Spec.Files = []v1alpha2.ConfigMapFiles{{ConfigMapName: "site", MountPath: "/usr/share/nginx/html"}}
+	no.Spec.TLS = []v1alpha2.TLSSecret{{SecretName: "web-tls"}}
+	site := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "site", Namespace: "shop"}, Data: map[string]string{"index.html": "hello"}}
+	tls := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-tls", Namespace: "shop"}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{"tls.crt": []byte("c"), "tls.key": []byte("k")}}
+	h := newHarness(t, no, site, tls)
+	reads := &liveReads{Reader: h.r.APIReader}
+	h.r.APIReader = reads
+	h.reconcile("web")
+	if got := strings.Join(reads.kinds, ","); !strings.Contains(got, "ConfigMap") || !strings.Contains(got, "Secret") {
+		t.Fatalf("first reconcile read %q; want the ConfigMap and the Secret", got)
+	}
+	// Pods starting wake the NginxOperator again and again: nothing it mounts changed, so
+	// nothing is read.
+	for range 3 {
+		reads.kinds = nil
+		h.reconcile("web")
+		if len(reads.kinds) != 0 {
+			t.Fatalf("a reconcile with unchanged mounts read %q around the cache", reads.kinds)
+		}
+	}
+	site.Data["index.html"] = "changed"
+	h.update(site)
+	reads.kinds = nil
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment" {
+		t.Errorf("after the ConfigMap changed: writes %s", got)
+	}
+	if got := strings.Join(reads.kinds, ","); got != "ConfigMap" {
+		t.Errorf("after the ConfigMap changed, read %q; want it alone", got)
+	}
+}
+
 func TestReconcileReportsMissingReferences(t *testing.T) {
 	no := sample("web")
 	no.Spec.Config = &v1alpha2.ConfigSource{ConfigMapKeyRef: &v1alpha2.ConfigMapKeyReference{Name: "shared", Key: "nginx.conf"}}

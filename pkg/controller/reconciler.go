@@ -66,6 +66,9 @@ type Reconciler struct {
 	MaxConcurrentReconciles int
 	// MaxRetryDelay caps the backoff of a failing NginxOperator (0: DefaultMaxRetryDelay).
 	MaxRetryDelay time.Duration
+
+	// digests of the mounted ConfigMaps and Secrets, by resourceVersion.
+	digests digests
 }
 
 // Reconcile handles one NginxOperator. Every step is tried and the status is written
@@ -309,6 +312,8 @@ func kindOf(obj runtime.Object) string {
 		return "Service"
 	case *corev1.ConfigMap:
 		return "ConfigMap"
+	case *corev1.Secret:
+		return "Secret"
 	case *policyv1.PodDisruptionBudget:
 		return "PodDisruptionBudget"
 	case *metav1.PartialObjectMetadata:
