@@ -92,7 +92,9 @@ type digest struct {
 
 // digests remembers each mounted object's digest by resourceVersion: the metadata cache
 // tells whether it changed, so the object itself is read from the API server only when it
-// did, not on every reconcile (pod events reconcile often while pods start).
+// did, not on every reconcile (pod events reconcile often while pods start). An entry is
+// dropped when its object is gone; the map holds at most one digest per mounted object
+// and key, a few dozen bytes each.
 type digests struct {
 	mu sync.Mutex
 	m  map[types.NamespacedName]map[mountRef]digest
