@@ -143,7 +143,9 @@ func podFailure(pod *corev1.Pod, now time.Time) (reason, message string, wait ti
 			running := now.Sub(r.StartedAt.Time)
 			if running >= NotReadyGrace {
 				return v1alpha2.ReasonContainerNotReady,
-					fmt.Sprintf("nginx has run for %s without passing its readiness probe (kubectl describe pod shows the probe's error)", running.Round(time.Second)), 0
+					// The grace, not the running time: a message that grew every second
+					// would make every reconcile a status write.
+					fmt.Sprintf("nginx has run for more than %s without passing its readiness probe (kubectl describe pod shows the probe's error)", NotReadyGrace), 0
 			}
 			return "", "", NotReadyGrace - running
 		}
