@@ -28,6 +28,13 @@ const systemNS = "nginx-operator-system"
 // TestDeployOnRealNode walks the deployment path a user takes, one step after another:
 // each step needs the system the previous one left.
 func TestDeployOnRealNode(t *testing.T) {
+	// The component logs go out before the test's own report, so that the failure is the
+	// last thing a truncated log shows.
+	t.Cleanup(func() {
+		if t.Failed() {
+			stack.DumpLogs(40)
+		}
+	})
 	refs := images(t)
 	steps := []struct {
 		name string
@@ -108,6 +115,12 @@ func servesTraffic(t *testing.T, nginxImage string) {
 		t.Errorf("the controller Lease is held by %q, not by a controller pod", holder)
 	}
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "site", "capacity", "--ignore-not-found") })
+	t.Cleanup(func() { // runs first: what the operands looked like when a wait gave up
+		if t.Failed() {
+			t.Logf("at the failure:\n%s\n%s", get(t, "get", "ngx,deployments,replicasets,pods", "-o", "wide"),
+				get(t, "get", "ngx", "site", "capacity", "-o", "yaml"))
+		}
+	})
 	created := time.Now()
 	mustKubectl(t, fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator

@@ -77,8 +77,5 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	fmt.Printf("local control plane with a real node up in %s (state in %s)\n", time.Since(start).Round(time.Second), stack.LocalDir)
-	if code = m.Run(); code != 0 {
-		stack.DumpLogs(30)
-	}
-	return code
+	return m.Run()
 }
