@@ -4,6 +4,7 @@
 #   etcd, kube-apiserver (RBAC, front proxy), kube-controller-manager, kube-scheduler,
 #   kwok with fake nodes, the nginx-operator apiserver (delegated auth, embedded etcd)
 #   and the nginx-operator controller (leader election on; START_CONTROLLER=false leaves it out).
+# With NODE=real it also runs metrics-server (hack/lib-metrics-server.sh) for kubectl top and HPAs.
 # *_EXTRA_FLAGS variables append flags to a component's command line (hack/lib-local.sh).
 # With NODE=real (root only) this machine joins as a real node instead of kwok's fake
 # nodes (hack/lib-node.sh), and nginx-operator itself is left out: it is deployed onto the
@@ -12,6 +13,7 @@
 # Returns when the APIServices are Available.
 set -Eeuo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib-metrics-server.sh"
 
 case "${NODE}" in
   "") ;;
@@ -204,6 +206,7 @@ start kube-scheduler "${KUBE_BIN_DIR}/kube-scheduler" \
 if [[ "${NODE}" == real ]]; then
   wait_for "the default namespace" 60 k get namespace default
   node_up
+  metrics_server_up
 else
   start_kwok_and_nginx_operator
 fi

@@ -18,6 +18,7 @@ K8S_VERSION="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 ETCD_VERSION="$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)"
 KWOK_VERSION="v0.8.0"
 COREDNS_VERSION="v1.14.7"
+METRICS_SERVER_VERSION="v0.9.0"
 WITH_NODE=false
 [[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
@@ -55,30 +56,29 @@ for cmd in "${K8S_CMDS[@]}"; do
   build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
 done
 
-# CoreDNS, like kwok, comes from its own module with its own dependency graph.
-COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
-if ${WITH_NODE}; then
-  if [[ ! -x "${COREDNS_DIR}/coredns" ]]; then
-    start=${SECONDS}
-    rm -rf "${COREDNS_DIR}.tmp" && mkdir -p "${COREDNS_DIR}.tmp" "${COREDNS_DIR}"
-    CGO_ENABLED=0 GOBIN="${COREDNS_DIR}.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@${COREDNS_VERSION}"
-    mv "${COREDNS_DIR}.tmp/coredns" "${COREDNS_DIR}/coredns" && rmdir "${COREDNS_DIR}.tmp"
-    echo "built   coredns-${COREDNS_VERSION}/coredns in $((SECONDS - start))s"
-  else
-    echo "cached  coredns-${COREDNS_VERSION}/coredns"
+# install <dir> <binary> <module>@<version>: a tool with a dependency graph of its own,
+# installed from its module rather than built in this one.
+install() {
+  local dir="$1" bin="$2" pkg="$3"
+  if [[ -x "${dir}/${bin}" ]]; then
+    echo "cached  ${dir#"${BIN_DIR}/"}/${bin}"
+    return
   fi
-fi
+  local start=${SECONDS}
+  rm -rf "${dir}.tmp" && mkdir -p "${dir}.tmp" "${dir}"
+  CGO_ENABLED=0 GOBIN="${dir}.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" "${pkg}"
+  mv "${dir}.tmp/${bin}" "${dir}/${bin}" && rmdir "${dir}.tmp"
+  echo "built   ${dir#"${BIN_DIR}/"}/${bin} in $((SECONDS - start))s"
+}
 
-# kwok has its own dependency graph, so it is installed from its module, not built here.
-if [[ ! -x "${KWOK_DIR}/kwok" ]]; then
-  start=${SECONDS}
-  rm -rf "${KWOK_DIR}.tmp" && mkdir -p "${KWOK_DIR}.tmp" "${KWOK_DIR}"
-  GOBIN="${KWOK_DIR}.tmp" GOFLAGS= go install -trimpath "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
-  mv "${KWOK_DIR}.tmp/kwok" "${KWOK_DIR}/kwok" && rmdir "${KWOK_DIR}.tmp"
-  echo "built   kwok-${KWOK_VERSION}/kwok in $((SECONDS - start))s"
-else
-  echo "cached  kwok-${KWOK_VERSION}/kwok"
+COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
+METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
+if ${WITH_NODE}; then
+  install "${COREDNS_DIR}" coredns "github.com/coredns/coredns@${COREDNS_VERSION}"
+  # metrics-server serves kubectl top and the HPAs on the real node.
+  install "${METRICS_SERVER_DIR}" metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"
 fi
+install "${KWOK_DIR}" kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
 # The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
 # Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
 # made with fewer stages is completed.
@@ -103,5 +103,6 @@ ETCDUTL_BIN=${ETCD_DIR}/etcdutl
 KWOK_BIN=${KWOK_DIR}/kwok
 KWOK_STAGES_DIR=${KWOK_DIR}/stages
 COREDNS_BIN=${COREDNS_DIR}/coredns
+METRICS_SERVER_BIN=${METRICS_SERVER_DIR}/metrics-server
 ENV
 mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"

@@ -47,6 +47,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
 		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 		{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},
+		{"an HPA on CPU from metrics-server scales an NginxOperator through /scale", autoscalesOnCPU},
 		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
 		{"the PodDisruptionBudget keeps one apiserver", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
 		{"etcd runs three members with one leader", etcdRunsThreeMembers},
