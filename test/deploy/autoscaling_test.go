@@ -18,6 +18,7 @@ package deploy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -219,7 +220,10 @@ func recordReplicaWrites(ctx context.Context, t *testing.T) func() []replicaWrit
 func replicasOwner(no *v1alpha2.NginxOperator) string {
 	var owners []string
 	for _, e := range no.ManagedFields {
-		if e.FieldsV1 != nil && strings.Contains(string(e.FieldsV1.Raw), `"f:replicas"`) {
+		var fields struct {
+			Spec map[string]json.RawMessage `json:"f:spec"`
+		}
+		if e.FieldsV1 != nil && json.Unmarshal(e.FieldsV1.Raw, &fields) == nil && fields.Spec["f:replicas"] != nil {
 			owners = append(owners, e.Manager+"/"+e.Subresource)
 		}
 	}

@@ -178,6 +178,13 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 	}
 	oldScale := scaleFromNginxOperator(o)
 	oldScale.ManagedFields = scaleManagedFields
+	if len(scaleManagedFields) == 0 && len(o.ManagedFields) > 0 {
+		// Nobody owns spec.replicas yet (it was defaulted), so the Scale would carry no
+		// managed fields, and the field manager skips tracking an update of an object
+		// without any: the first scaler, typically an HPA, would not own what it wrote.
+		// The NginxOperator is tracked, so its Scale is too; ToParent drops this entry.
+		oldScale.ManagedFields = []metav1.ManagedFieldsEntry{untrackedReplicas}
+	}
 	newScaleObj, err := i.reqObjInfo.UpdatedObject(ctx, oldScale)
 	if err != nil {
 		return nil, err
@@ -204,6 +211,12 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 		return nil, apierrors.NewInternalError(fmt.Errorf("recording the managed fields of the Scale of NginxOperator %q: %w", o.Name, err))
 	}
 	return o, nil
+}
+
+// untrackedReplicas is a Scale managed fields entry that owns nothing; see UpdatedObject.
+var untrackedReplicas = metav1.ManagedFieldsEntry{
+	Manager: "nginx-operator-apiserver", Operation: metav1.ManagedFieldsOperationUpdate,
+	APIVersion: autoscalingv1.SchemeGroupVersion.String(), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte("{}")},
 }
 
 func validateScale(scale *autoscalingv1.Scale, o *operator.NginxOperator) field.ErrorList {

@@ -144,6 +144,28 @@ func TestScaleHandsReplicasOwnershipToTheScaler(t *testing.T) {
 	}
 }
 
+// An NginxOperator applied without replicas (defaulted, owned by nobody): the first
+// scaler, as an HPA is, becomes the owner, so a later apply of replicas conflicts.
+func TestFirstScalerOwnsDefaultedReplicas(t *testing.T) {
+	before := appliedWithReplicas()
+	before.UID = "0f4a5e33-8c1b-4f0e-9a57-1f0f9d7c2b10" // an update: the field manager skips untracked objects
+	before.ManagedFields[0] = owned("apply-a", metav1.ManagedFieldsOperationApply, v1alpha2Version, "", `{"f:spec":{"f:image":{}}}`)
+	write := &scaleWrite{t: t, manager: "hpa", mutate: func(s *autoscalingv1.Scale) { s.Spec.Replicas = 4 }}
+	obj, err := (&scaleUpdatedObjectInfo{name: "web", reqObjInfo: write}).UpdatedObject(requestThrough(v1alpha2Version), before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		`apply-a Apply "" ` + v1alpha2Version:           `{"f:spec":{"f:image":{}}}`,
+		`legacy Update "" ` + v1alpha1Version:           `{"f:spec":{"f:port":{}}}`,
+		`controller Update "status" ` + v1alpha2Version: `{"f:status":{"f:replicas":{}}}`,
+		`hpa Update "scale" ` + v1alpha2Version:         `{"f:spec":{"f:replicas":{}}}`,
+	}
+	if got := ownership(obj.(*operator.NginxOperator).ManagedFields); !reflect.DeepEqual(got, want) {
+		t.Errorf("after the first scale the NginxOperator is owned by\n%v\nwant\n%v", got, want)
+	}
+}
+
 func TestScaleWithoutReplicaChangeKeepsOwnership(t *testing.T) {
 	write := &scaleWrite{t: t, manager: "kubectl-scale", mutate: func(s *autoscalingv1.Scale) {}}
 	before := appliedWithReplicas()
