@@ -103,7 +103,7 @@ func autoscalesOnCPU(t *testing.T) {
 		mustKubectl(t, "", "top", "pods", "-l", "app.kubernetes.io/instance=autoscaled"))
 
 	clusterIP := get(t, "get", "service", "autoscaled", "-o", "jsonpath={.spec.clusterIP}")
-	load := startLoad(t, clusterIP+":80", 4, 90*time.Second, 2_000_000)
+	load := startLoad(t, clusterIP+":80", 2, time.Minute, 1_000_000)
 	loadStart := time.Now()
 	scaledUp := waitFor(t, 3*time.Minute, "the HPA to scale the NginxOperator up", func() bool {
 		return replicas(t) > 1
