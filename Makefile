@@ -30,8 +30,8 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complai
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@for m in $(MODULES); do echo "go vet ($$m)"; $(GO) -C $$m vet ./... || exit 1; done
 
-# As root (the only way to run a real node) also kubelet, kube-proxy and CoreDNS.
-tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (cached); as root also kubelet, kube-proxy and CoreDNS
+# As root (the only way to run a real node) also kubelet, kube-proxy, CoreDNS and metrics-server.
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok (cached); as root also kubelet, kube-proxy, CoreDNS and metrics-server
 	./hack/tools/build.sh $(if $(filter 0,$(shell id -u)),--node)
 
 deps: ## Install the Debian packages the build and tests need (root), or name the missing ones and what skips without them
