@@ -6,7 +6,7 @@
 #       and Go modules). Optional: --build-arg VERSION=v0.1.0 --build-arg REVISION=$(git rev-parse HEAD)
 #
 #   make images   (hack/images/build.sh)
-#       compiles them on the host into _output/images/bin/ and builds this file with
+#       compiles them on the host into _output/images/bin/<os>_<arch>/ and builds this file with
 #       --build-arg BINARIES=prebuilt, which needs no base image at all: the golang stage
 #       is never used, so docker and buildah skip it.
 
@@ -14,7 +14,9 @@ ARG GO_VERSION=1.26
 # source: compile in the golang stage; prebuilt: take _output/images/bin/ from the context.
 ARG BINARIES=source
 
-FROM golang:${GO_VERSION} AS source
+# The compiler runs on the build machine and cross-compiles for each target platform
+# (docker buildx build --platform linux/amd64,linux/arm64).
+FROM --platform=${BUILDPLATFORM} golang:${GO_VERSION} AS source
 WORKDIR /src
 COPY go.mod go.sum ./
 COPY pkg/apis/go.mod pkg/apis/go.sum pkg/apis/
@@ -25,6 +27,8 @@ COPY pkg/ pkg/
 # A VERSION, when given, must be semantic (vX.Y.Z[-pre]): the binaries refuse to start otherwise.
 ARG VERSION
 ARG REVISION
+ARG TARGETOS
+ARG TARGETARCH
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     set -eu; \
     pkg=$(go list -m)/pkg/version; \
@@ -32,11 +36,14 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     if [ -n "${VERSION}" ]; then ldflags="${ldflags} -X ${pkg}.gitVersion=${VERSION}"; fi; \
     if [ -n "${REVISION}" ]; then ldflags="${ldflags} -X ${pkg}.gitCommit=${REVISION}"; fi; \
     for cmd in apiserver controller etcd-snapshot; do \
-      CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "${ldflags}" -o /out/${cmd} ./cmd/${cmd}; \
+      CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -ldflags "${ldflags}" -o /out/${cmd} ./cmd/${cmd}; \
     done
 
 FROM scratch AS prebuilt
-COPY _output/images/bin/apiserver _output/images/bin/controller _output/images/bin/etcd-snapshot /out/
+ARG TARGETOS
+ARG TARGETARCH
+COPY _output/images/bin/${TARGETOS}_${TARGETARCH}/apiserver _output/images/bin/${TARGETOS}_${TARGETARCH}/controller \
+     _output/images/bin/${TARGETOS}_${TARGETARCH}/etcd-snapshot /out/
 
 # The stage BINARIES names (COPY --from cannot expand a build argument). The ":-source"
 # repeats the default because buildah (1.28) decides which stages to skip from the

@@ -67,7 +67,7 @@ clean: down ## Stop the local stack, remove binaries and local state
 	rm -rf $(BIN) $(LOCAL) .local-standalone _output
 
 .PHONY: images
-images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset
+images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset; PLATFORMS="linux/amd64 linux/arm64" adds the operator's multi-arch index
 	./hack/images/build.sh $(IMAGES)
 
 .PHONY: bench

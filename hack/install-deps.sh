@@ -20,6 +20,7 @@ DEPS=(
   "iptables|iptables|yes|the real node's guards and kube-proxy"
   "conntrack|conntrack|yes|kube-proxy on the real node"
   "buildah|buildah|yes|make images (the real node runs them; hack/images tests)"
+  "skopeo|skopeo|yes|the copy of the multi-arch image index README shows (hack/images tests)"
 )
 
 check_only=false

@@ -18,6 +18,10 @@
 #                   (default: the one in pkg/version/version.go)
 #   IMAGE_TAG       tag of the nginx-operator image (default: VERSION with + turned into -)
 #   TOOLS_BIN_DIR   where `make tools` put its binaries (default: hack/tools/bin)
+#   PLATFORMS       e.g. "linux/amd64 linux/arm64": also build the nginx-operator image for
+#                   each of these as one OCI image index, nginx-operator-index-<tag>.tar
+#                   (NGINX_OPERATOR_INDEX_* in images.env); push it with
+#                   skopeo copy --all oci-archive:<file> docker://<registry>/nginx-operator:<tag>
 #
 # Output, in _output/images/: <name>-<tag>.tar for each image, and images.env, which
 # names each image and archive (NGINX_OPERATOR_IMAGE, NGINX_OPERATOR_ARCHIVE, PAUSE_IMAGE,
@@ -93,9 +97,12 @@ archive_image() {
   else
     local start=${SECONDS} log="${OUT}/${name}.build.log"
     rm -f "${stamp}" "${archive}.tmp"
-    if ! { bah bud --isolation chroot --pull=never --identity-label=false --timestamp "${SOURCE_DATE_EPOCH}" \
-            -f "${dockerfile}" -t "${ref}" "$@" "${context}" &&
-           bah push --quiet "${ref}" "docker-archive:${archive}.tmp:${ref}"; } >"${log}" 2>&1; then
+    if ! if [[ -n "${INDEX_PLATFORMS:-}" ]]; then
+           bud_index "${archive}.tmp" "${ref}" "${context}" "${dockerfile}" "$@"
+         else
+           bud -f "${dockerfile}" -t "${ref}" "$@" "${context}" &&
+             bah push --quiet "${ref}" "docker-archive:${archive}.tmp:${ref}"
+         fi >"${log}" 2>&1; then
       cat "${log}" >&2
       echo "building ${ref} failed (log: ${log#"${ROOT}/"})" >&2
       exit 1
@@ -107,6 +114,21 @@ archive_image() {
   fi
   record "${name}" "${ref}" "${archive}"
   prune_archives "${name}"
+}
+
+bud() { bah bud --isolation chroot --pull=never --identity-label=false --timestamp "${SOURCE_DATE_EPOCH}" "$@"; }
+
+# bud_index <oci-archive> <ref> <context> <dockerfile> [bud args...] builds the image for
+# each of INDEX_PLATFORMS into one manifest list and writes it as an OCI image index.
+# Nothing runs inside the images, so no emulator is needed for other architectures.
+bud_index() {
+  local out="$1" ref="$2" context="$3" dockerfile="$4" platform
+  shift 4
+  bah manifest create "${ref}" || return
+  for platform in ${INDEX_PLATFORMS}; do
+    bud --platform "${platform}" --manifest "${ref}" -f "${dockerfile}" "$@" "${context}" || return
+  done
+  bah manifest push --quiet --all --format oci "${ref}" "oci-archive:${out}:${ref}"
 }
 
 # prune_archives <name> keeps the archives of the ${KEEP_ARCHIVES} tags of an image used
@@ -155,17 +177,34 @@ build_nginx_operator() {
   pkg="$(go list -m)/pkg/version"
   local ldflags="-s -w -X ${pkg}.gitVersion=${version} -X ${pkg}.gitCommit=${revision}"
   ldflags+=" -X ${pkg}.gitTreeState=${tree_state} -X ${pkg}.buildDate=$(date -u -d "@${SOURCE_DATE_EPOCH}" +%Y-%m-%dT%H:%M:%SZ)"
-  local start=${SECONDS}
-  go_build "${BIN}/apiserver" ./cmd/apiserver "${ldflags}"
-  go_build "${BIN}/controller" ./cmd/controller "${ldflags}"
-  go_build "${BIN}/etcd-snapshot" ./cmd/etcd-snapshot "${ldflags}"
-  echo "go      apiserver, controller, etcd-snapshot (${version}, ${tree_state}) in $((SECONDS - start))s"
+  # The binaries of each platform go to bin/<os>_<arch>/, where the Dockerfile's prebuilt
+  # stage takes them from for its TARGETOS and TARGETARCH.
+  local host="linux/$(go env GOARCH)" platforms=() platform start=${SECONDS}
+  read -r -a platforms <<<"${PLATFORMS//,/ }"
+  local builds=("${host}")
+  for platform in "${platforms[@]}"; do
+    [[ "${platform}" =~ ^linux/(amd64|arm64)$ ]] || { echo "PLATFORMS: '${platform}' is not linux/amd64 or linux/arm64" >&2; exit 2; }
+    [[ " ${builds[*]} " == *" ${platform} "* ]] || builds+=("${platform}")
+  done
+  for platform in "${builds[@]}"; do
+    local dir="${BIN}/${platform/\//_}" cmd
+    for cmd in apiserver controller etcd-snapshot; do
+      GOARCH="${platform#linux/}" go_build "${dir}/${cmd}" "./cmd/${cmd}" "${ldflags}"
+    done
+  done
+  echo "go      apiserver, controller, etcd-snapshot for ${builds[*]} (${version}, ${tree_state}) in $((SECONDS - start))s"
 
   local ref="${REGISTRY}/nginx-operator:${tag}" digest
+  local args=(--build-arg BINARIES=prebuilt --build-arg VERSION="${version}" --build-arg REVISION="${revision}")
   digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" |
-    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/apiserver" "${BIN}/controller" "${BIN}/etcd-snapshot")"
-  archive_image nginx-operator "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" \
-    --build-arg BINARIES=prebuilt --build-arg VERSION="${version}" --build-arg REVISION="${revision}"
+    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/${host/\//_}")"
+  archive_image nginx-operator "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" --platform "${host}" "${args[@]}"
+  ((${#platforms[@]})) || return 0
+  local dirs=()
+  for platform in "${platforms[@]}"; do dirs+=("${BIN}/${platform/\//_}"); done
+  digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" "${platforms[*]}" |
+    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${dirs[@]}")"
+  INDEX_PLATFORMS="${platforms[*]}" archive_image nginx-operator-index "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" "${args[@]}"
 }
 
 build_pause() {

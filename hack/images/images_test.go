@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +67,8 @@ func TestImages(t *testing.T) {
 	start := time.Now()
 	build := exec.CommandContext(ctx, filepath.Join(root, "hack/images/build.sh"), names...)
 	build.Dir = root
+	// The operator image also as one index for both architectures users run.
+	build.Env = append(os.Environ(), "PLATFORMS=linux/amd64 linux/arm64")
 	out, err := build.CombinedOutput()
 	t.Logf("hack/images/build.sh %s took %v:\n%s", strings.Join(names, " "), time.Since(start).Round(time.Millisecond), out)
 	if err != nil {
@@ -104,6 +107,10 @@ func TestImages(t *testing.T) {
 		// The version was stamped into the binary, not only written on the label.
 		stamped := runChroot(t, rootfs, 65532, "/apiserver", "--version")
 		expectContains(t, "/apiserver --version", stamped, version, labels["org.opencontainers.image.revision"])
+	})
+
+	t.Run("nginx-operator index for linux/amd64 and linux/arm64", func(t *testing.T) {
+		testOperatorIndex(t, images)
 	})
 
 	t.Run("pause", func(t *testing.T) {
@@ -402,4 +409,85 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// testOperatorIndex checks the OCI image index of the nginx-operator image: one image per
+// platform under the single image's reference, each with static binaries of its own
+// architecture and the same configuration, and runs the one of this machine.
+func testOperatorIndex(t *testing.T, images map[string]string) {
+	file := images["NGINX_OPERATOR_INDEX_ARCHIVE"]
+	if file == "" {
+		t.Fatalf("images.env names no NGINX_OPERATOR_INDEX_ARCHIVE: %v", images)
+	}
+	index, err := readOCIIndexArchive(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := images["NGINX_OPERATOR_IMAGE"]; index.Ref != want {
+		t.Errorf("the index is named %q, want the image's reference %q", index.Ref, want)
+	}
+	machines := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}
+	var platforms []string
+	ranHere := false
+	for _, img := range index.Images {
+		platforms = append(platforms, img.Platform)
+		if got := img.Config.OS + "/" + img.Config.Architecture; got != img.Platform {
+			t.Errorf("%s: the image's configuration says %s", img.Platform, got)
+		}
+		if img.Config.Config.User != "65532:65532" || img.Config.Config.Labels["org.opencontainers.image.version"] == "" {
+			t.Errorf("%s: user %q, labels %v", img.Platform, img.Config.Config.User, img.Config.Config.Labels)
+		}
+		rootfs := t.TempDir()
+		if err := index.unpack(img, rootfs); err != nil {
+			t.Fatal(err)
+		}
+		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot"} {
+			expectStatic(t, filepath.Join(rootfs, binary))
+			if f, err := elf.Open(filepath.Join(rootfs, binary)); err != nil {
+				t.Error(err)
+			} else {
+				if f.Machine != machines[img.Platform] {
+					t.Errorf("%s: /%s is built for %s, want %s", img.Platform, binary, f.Machine, machines[img.Platform])
+				}
+				f.Close()
+			}
+		}
+		if img.Platform == "linux/"+runtime.GOARCH {
+			ranHere = true
+			version := img.Config.Config.Labels["org.opencontainers.image.version"]
+			out := runChroot(t, rootfs, 65532, "/apiserver", "--version")
+			expectContains(t, img.Platform+" /apiserver --version", out, version)
+			t.Logf("%s /apiserver --version: %s", img.Platform, strings.TrimSpace(out))
+		}
+	}
+	slices.Sort(platforms)
+	if want := []string{"linux/amd64", "linux/arm64"}; !slices.Equal(platforms, want) {
+		t.Errorf("the index holds %v, want %v", platforms, want)
+	}
+	if !ranHere {
+		t.Errorf("no image of the index is for this machine (linux/%s)", runtime.GOARCH)
+	}
+
+	// README's push command is skopeo copy --all from this archive; here the copy goes to
+	// an OCI layout on disk instead of a registry, and must carry both images.
+	if _, err := exec.LookPath("skopeo"); err != nil {
+		t.Skip("needs skopeo (Debian: apt-get install skopeo) for the copy README shows")
+	}
+	dest := t.TempDir()
+	out, err := exec.Command("skopeo", "copy", "--all", "--preserve-digests", "oci-archive:"+file, "oci:"+dest+":copied").CombinedOutput()
+	if err != nil {
+		t.Fatalf("skopeo copy --all: %v\n%s", err, out)
+	}
+	copied, want := 0, 0
+	for _, img := range index.Images {
+		for _, layer := range img.layers {
+			want++
+			if fileExists(filepath.Join(dest, filepath.FromSlash(layer))) {
+				copied++
+			}
+		}
+	}
+	if copied != want {
+		t.Errorf("skopeo copied %d of the %d layers of the index", copied, want)
+	}
 }
