@@ -19,6 +19,8 @@ ETCD_VERSION="$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)"
 KWOK_VERSION="v0.8.0"
 COREDNS_VERSION="v1.14.7"
 METRICS_SERVER_VERSION="v0.9.0"
+# Helm 3.21 is built on Kubernetes 1.36 libraries, as old as the test cluster (3.22 needs 1.37).
+HELM_VERSION="v3.21.4"
 WITH_NODE=false
 [[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
@@ -56,17 +58,17 @@ for cmd in "${K8S_CMDS[@]}"; do
   build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
 done
 
-# install <dir> <binary> <module>@<version>: a tool with a dependency graph of its own,
-# installed from its module rather than built in this one.
+# install <dir> <binary> <module>@<version> [ldflags]: a tool with a dependency graph of its
+# own, installed from its module rather than built in this one.
 install() {
-  local dir="$1" bin="$2" pkg="$3"
+  local dir="$1" bin="$2" pkg="$3" ldflags="-s -w ${4:-}"
   if [[ -x "${dir}/${bin}" ]]; then
     echo "cached  ${dir#"${BIN_DIR}/"}/${bin}"
     return
   fi
   local start=${SECONDS}
   rm -rf "${dir}.tmp" && mkdir -p "${dir}.tmp" "${dir}"
-  CGO_ENABLED=0 GOBIN="${dir}.tmp" GOFLAGS= go install -trimpath -ldflags "-s -w" "${pkg}"
+  CGO_ENABLED=0 GOBIN="${dir}.tmp" GOFLAGS= go install -trimpath -ldflags "${ldflags}" "${pkg}"
   mv "${dir}.tmp/${bin}" "${dir}/${bin}" && rmdir "${dir}.tmp"
   echo "built   ${dir#"${BIN_DIR}/"}/${bin} in $((SECONDS - start))s"
 }
@@ -79,6 +81,9 @@ if ${WITH_NODE}; then
   install "${METRICS_SERVER_DIR}" metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"
 fi
 install "${KWOK_DIR}" kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+# Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
+HELM_DIR="${BIN_DIR}/helm-${HELM_VERSION}"
+install "${HELM_DIR}" helm "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
 # The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
 # Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
 # made with fewer stages is completed.
@@ -104,5 +109,6 @@ KWOK_BIN=${KWOK_DIR}/kwok
 KWOK_STAGES_DIR=${KWOK_DIR}/stages
 COREDNS_BIN=${COREDNS_DIR}/coredns
 METRICS_SERVER_BIN=${METRICS_SERVER_DIR}/metrics-server
+HELM_BIN=${HELM_DIR}/helm
 ENV
 mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,26 +36,7 @@ import (
 // ${TOOLS_BIN_DIR:-<repo>/hack/tools/bin}/env.sh, as hack/local-up.sh reads it.
 func etcdBinary(t testing.TB) string {
 	t.Helper()
-	return toolsBinary(t, "ETCD_BIN")
-}
-
-// toolsBinary is the path env.sh of `make tools` gives in variable.
-func toolsBinary(t testing.TB, variable string) string {
-	t.Helper()
-	toolsDir := os.Getenv("TOOLS_BIN_DIR")
-	if toolsDir == "" {
-		root, err := filepath.Abs(filepath.Join("..", ".."))
-		if err != nil {
-			t.Fatal(err)
-		}
-		toolsDir = filepath.Join(root, "hack", "tools", "bin")
-	}
-	envFile := filepath.Join(toolsDir, "env.sh")
-	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "${!2}"`, "bash", envFile, variable).Output()
-	if err != nil || len(out) == 0 {
-		t.Fatalf("no %s from %s (run `make tools`): %v", variable, envFile, err)
-	}
-	return string(out)
+	return framework.ToolBinary(t, "ETCD_BIN")
 }
 
 // etcdServer is a single-member etcd process on loopback with its own data directory.
@@ -176,7 +156,7 @@ func (e *etcdServer) stop() { e.proc.Stop(syscall.SIGTERM, 30*time.Second) }
 // administrator run it, and returns its standard output.
 func (e *etcdServer) etcdctl(args ...string) string {
 	e.t.Helper()
-	cmd := exec.Command(toolsBinary(e.t, "ETCDCTL_BIN"), append([]string{"--endpoints", e.clientURL(), "--command-timeout=2m"}, args...)...)
+	cmd := exec.Command(framework.ToolBinary(e.t, "ETCDCTL_BIN"), append([]string{"--endpoints", e.clientURL(), "--command-timeout=2m"}, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		var exit *exec.ExitError

@@ -1,0 +1,43 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// ToolBinary is the path of a pinned tool `make tools` built, as variable (ETCD_BIN,
+// HELM_BIN, ...) of ${TOOLS_BIN_DIR:-<repo>/hack/tools/bin}/env.sh names it, which is how
+// hack/local-up.sh finds them too.
+func ToolBinary(t testing.TB, variable string) string {
+	t.Helper()
+	toolsDir := os.Getenv("TOOLS_BIN_DIR")
+	if toolsDir == "" {
+		_, file, _, _ := runtime.Caller(0)
+		toolsDir = filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", "bin")
+	}
+	envFile := filepath.Join(toolsDir, "env.sh")
+	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "${!2}"`, "bash", envFile, variable).Output()
+	if err != nil || len(out) == 0 {
+		t.Fatalf("no %s from %s (run `make tools`): %v", variable, envFile, err)
+	}
+	return string(out)
+}

@@ -1,0 +1,247 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package manifests
+
+// The Helm chart (charts/nginx-operator) against the kustomize base and overlays it
+// mirrors: with the values that correspond to an overlay it must render exactly that
+// overlay's objects, so the two install paths cannot drift apart.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/example/nginx-operator/test/framework"
+)
+
+var (
+	repoRoot = filepath.Join("..", "..")
+	chartDir = filepath.Join(repoRoot, "charts", "nginx-operator")
+)
+
+// chartNamespace is the namespace artifacts/deploy installs into.
+const chartNamespace = "nginx-operator-system"
+
+func helmTemplate(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(framework.ToolBinary(t, "HELM_BIN"),
+		append([]string{"template", "nginx-operator", chartDir, "--namespace", chartNamespace}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm template %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// objects splits a multi-document YAML stream into objects keyed by kind, namespace and
+// name; comments, key order and document order do not count.
+func objects(t *testing.T, stream []byte) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(stream)))
+	for {
+		doc, err := reader.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			t.Fatalf("%v in\n%s", err, doc)
+		}
+		if obj == nil {
+			continue
+		}
+		meta, _ := obj["metadata"].(map[string]any)
+		key := fmt.Sprintf("%s %v/%v", obj["kind"], meta["namespace"], meta["name"])
+		if _, dup := out[key]; dup {
+			t.Errorf("%s is rendered twice", key)
+		}
+		out[key] = obj
+	}
+	return out
+}
+
+func TestChartRendersTheKustomizations(t *testing.T) {
+	kubectl, err := exec.LookPath("/usr/bin/kubectl")
+	if err != nil {
+		t.Skip("needs /usr/bin/kubectl for kustomize")
+	}
+	for _, c := range []struct {
+		kustomization string
+		values        []string
+	}{
+		{"artifacts/deploy", nil},
+		{"artifacts/overlays/cert-manager", []string{"certificates.source=cert-manager"}},
+		{"artifacts/overlays/prometheus", []string{"monitoring.enabled=true"}},
+		{"artifacts/overlays/cert-manager-prometheus", []string{"certificates.source=cert-manager", "monitoring.enabled=true"}},
+		{"artifacts/overlays/single-member-etcd", []string{"etcd.members=1"}},
+		{"artifacts/overlays/etcd-backup", []string{"etcd.snapshots.enabled=true"}},
+	} {
+		t.Run(c.kustomization, func(t *testing.T) {
+			var args []string
+			for _, v := range c.values {
+				args = append(args, "--set", v)
+			}
+			chart := objects(t, helmTemplate(t, args...))
+			out, err := exec.Command(kubectl, "kustomize", filepath.Join(repoRoot, c.kustomization)).Output()
+			if err != nil {
+				t.Fatalf("kubectl kustomize %s: %v", c.kustomization, err)
+			}
+			kustomized := objects(t, out)
+			// Helm installs into a namespace that exists (README: create it with its Pod
+			// Security labels first); the chart does not render it.
+			delete(kustomized, "Namespace <nil>/"+chartNamespace)
+			for key, want := range kustomized {
+				got, ok := chart[key]
+				switch {
+				case !ok:
+					t.Errorf("%s is not rendered by the chart", key)
+				case !reflect.DeepEqual(got, want):
+					g, _ := json.MarshalIndent(got, "", " ")
+					w, _ := json.MarshalIndent(want, "", " ")
+					t.Errorf("%s differs:\nchart:\n%s\nkustomize:\n%s", key, g, w)
+				}
+			}
+			for key := range chart {
+				if _, ok := kustomized[key]; !ok {
+					t.Errorf("the chart renders %s, which %s does not have", key, c.kustomization)
+				}
+			}
+			t.Logf("helm template --set %v renders the %d objects of %s", c.values, len(chart), c.kustomization)
+		})
+	}
+}
+
+func TestChartLints(t *testing.T) {
+	for _, values := range [][]string{nil, {"certificates.source=cert-manager,monitoring.enabled=true,monitoring.dashboard.enabled=true,etcd.snapshots.enabled=true"}} {
+		args := []string{"lint", "--strict", chartDir}
+		for _, v := range values {
+			args = append(args, "--set", v)
+		}
+		out, err := exec.Command(framework.ToolBinary(t, "HELM_BIN"), args...).CombinedOutput()
+		if err != nil {
+			t.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if bytes.Contains(out, []byte("[WARNING]")) || bytes.Contains(out, []byte("[ERROR]")) {
+			t.Errorf("helm %s is not clean:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
+
+// TestChartValues renders the options kustomize has no overlay for, in another namespace,
+// and checks each lands where it should.
+func TestChartValues(t *testing.T) {
+	values := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(values, []byte(`
+image: {repository: registry.example.com/nginx-operator, tag: v9.9.9}
+imagePullSecrets: [{name: regcred}]
+apiserver:
+  nodeSelector: {disk: ssd}
+  tolerations: [{key: dedicated, operator: Exists}]
+  resources: {requests: {cpu: "1"}}
+controller: {priorityClassName: high}
+etcd:
+  members: 5
+  storage: {size: 8Gi, storageClassName: fast}
+monitoring:
+  enabled: true
+  labels: {release: kube-prometheus-stack}
+  dashboard: {enabled: true}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(framework.ToolBinary(t, "HELM_BIN"), "template", "nginx-operator", chartDir, "--namespace", "ops", "--values", values)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm template: %v", err)
+	}
+	rendered := objects(t, out)
+	for key, obj := range rendered {
+		if b, _ := json.Marshal(obj); bytes.Contains(b, []byte(chartNamespace)) {
+			t.Errorf("installed into ops, %s still names %s", key, chartNamespace)
+		}
+	}
+	get := func(key string, path ...string) any {
+		var v any = rendered[key]
+		for _, p := range path {
+			m, _ := v.(map[string]any)
+			v = m[p]
+		}
+		return v
+	}
+	jsonOf := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	expect := func(what string, got any, want string) {
+		t.Helper()
+		if jsonOf(got) != want {
+			t.Errorf("%s = %s, want %s", what, jsonOf(got), want)
+		}
+	}
+
+	apiserver := get("Deployment ops/nginx-operator-apiserver", "spec", "template", "spec").(map[string]any)
+	container := apiserver["containers"].([]any)[0].(map[string]any)
+	expect("apiserver image", container["image"], `"registry.example.com/nginx-operator:v9.9.9"`)
+	expect("apiserver imagePullSecrets", apiserver["imagePullSecrets"], `[{"name":"regcred"}]`)
+	expect("apiserver nodeSelector", apiserver["nodeSelector"], `{"disk":"ssd"}`)
+	expect("apiserver tolerations", apiserver["tolerations"], `[{"key":"dedicated","operator":"Exists"}]`)
+	// Helm merges maps given as values into the defaults (null removes a key).
+	expect("apiserver resources", container["resources"], `{"limits":{"memory":"512Mi"},"requests":{"cpu":"1","memory":"128Mi"}}`)
+	etcdServers := strings.Split(strings.TrimPrefix(container["args"].([]any)[0].(string), "--etcd-servers="), ",")
+	if len(etcdServers) != 5 || etcdServers[4] != "https://nginx-operator-etcd-4.nginx-operator-etcd.ops.svc:2379" {
+		t.Errorf("apiserver --etcd-servers: %v", etcdServers)
+	}
+	expect("controller priorityClassName", get("Deployment ops/nginx-operator-controller", "spec", "template", "spec", "priorityClassName"), `"high"`)
+
+	expect("etcd replicas", get("StatefulSet ops/nginx-operator-etcd", "spec", "replicas"), `5`)
+	claim := get("StatefulSet ops/nginx-operator-etcd", "spec", "volumeClaimTemplates").([]any)[0].(map[string]any)["spec"]
+	expect("etcd volume", claim, `{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"8Gi"}},"storageClassName":"fast"}`)
+	command := get("StatefulSet ops/nginx-operator-etcd", "spec", "template", "spec", "containers").([]any)[0].(map[string]any)["command"]
+	if !slices.Contains(command.([]any), any("--initial-cluster=nginx-operator-etcd-0=https://nginx-operator-etcd-0.nginx-operator-etcd.ops.svc:2380,"+
+		"nginx-operator-etcd-1=https://nginx-operator-etcd-1.nginx-operator-etcd.ops.svc:2380,nginx-operator-etcd-2=https://nginx-operator-etcd-2.nginx-operator-etcd.ops.svc:2380,"+
+		"nginx-operator-etcd-3=https://nginx-operator-etcd-3.nginx-operator-etcd.ops.svc:2380,nginx-operator-etcd-4=https://nginx-operator-etcd-4.nginx-operator-etcd.ops.svc:2380")) {
+		t.Errorf("etcd command does not list the 5 members: %v", command)
+	}
+
+	for _, key := range []string{"ServiceMonitor ops/nginx-operator-controller", "ServiceMonitor ops/nginx-operator-apiserver",
+		"ServiceMonitor ops/nginx-operator-etcd", "PrometheusRule ops/nginx-operator"} {
+		expect(key+" release label", get(key, "metadata", "labels", "release"), `"kube-prometheus-stack"`)
+	}
+	dashboard, err := os.ReadFile(filepath.Join(repoRoot, "artifacts", "monitoring", "grafana-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect("dashboard ConfigMap label", get("ConfigMap ops/nginx-operator-dashboard", "metadata", "labels", "grafana_dashboard"), `"1"`)
+	if got := get("ConfigMap ops/nginx-operator-dashboard", "data", "nginx-operator.json"); got != strings.TrimRight(string(dashboard), "\n") {
+		t.Errorf("the dashboard ConfigMap does not hold artifacts/monitoring/grafana-dashboard.json (charts/nginx-operator/files/ is a copy: update it)")
+	}
+}
