@@ -78,6 +78,7 @@ func budgetKeepsOneApiserver(t *testing.T) {
 // node and rolls the apiserver and controller to it while clients read and write.
 func upgradesWithoutLoss(t *testing.T) {
 	newImage := rebuildOperatorImage(t)
+	upgradedImage = newImage
 	underLoad(t, "upgrade-load", func() {
 		start := time.Now()
 		if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute, newImage); err != nil {

@@ -1,0 +1,202 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/example/nginx-operator/test/framework"
+)
+
+// upgradedImage is the operator image the kustomize upgrade step rolled to; the Helm step
+// upgrades to it too.
+var upgradedImage string
+
+const partOf = "app.kubernetes.io/part-of=nginx-operator"
+
+// helmLifecycle switches the install from kustomize to the Helm chart over the same etcd
+// volumes, upgrades the release to a new image under a read/write loop, and uninstalls it:
+// the APIServices go first, and only what docs/operations.md says is retained stays.
+func helmLifecycle(t *testing.T, refs map[string]string) {
+	if upgradedImage == "" {
+		t.Fatal("no image of the upgrade step to upgrade to")
+	}
+	helm := framework.ToolBinary(t, "HELM_BIN")
+	runHelm := func(args ...string) string {
+		t.Helper()
+		start := time.Now()
+		out, err := exec.Command(helm, append(args, "--kubeconfig", stack.Kubeconfig())...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		t.Logf("helm %s: %s", args[0], framework.Describe(time.Since(start)))
+		return string(out)
+	}
+
+	// An object stored before the switch, to find again after it.
+	mustKubectl(t, "", "create", "namespace", "kept")
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", "kept", "--wait=false") })
+	mustKubectl(t, `{"apiVersion": "operator.example.com/v1alpha2", "kind": "NginxOperator", "metadata": {"name": "kept", "namespace": "kept"}, "spec": {"replicas": 0}}`, "create", "-f", "-")
+	uid := get(t, "get", "ngx", "-n", "kept", "kept", "-o", "jsonpath={.metadata.uid}")
+
+	// Remove the kustomize install but not its data: the APIServices first (docs/reliability.md),
+	// then everything else it created; the etcd volumes and the certificates' Secrets stay.
+	mustKubectl(t, "", "delete", "apiservices", "-l", partOf)
+	mustKubectl(t, "", "delete", "-n", systemNS, "deployments,statefulsets,cronjobs,services,configmaps,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets", "-l", partOf)
+	mustKubectl(t, "", "delete", "-n", "kube-system", "rolebindings", "-l", partOf)
+	mustKubectl(t, "", "delete", "clusterroles,clusterrolebindings", "-l", partOf)
+	waitFor(t, 3*time.Minute, "the kustomize install's pods to go", func() bool {
+		return get(t, "get", "pods", "-n", systemNS, "-o", "name") == ""
+	})
+
+	operator, etcd := refs["NGINX_OPERATOR_IMAGE"], refs["ETCD_IMAGE"]
+	chart := filepath.Join(stack.RepoRoot, "charts", "nginx-operator")
+	start := time.Now()
+	runHelm("install", "nginx-operator", chart, "--namespace", systemNS, "--wait", "--timeout", "5m",
+		"--set", "image.repository="+repository(operator), "--set", "image.tag="+tag(operator),
+		"--set", "etcd.image.repository="+repository(etcd), "--set", "etcd.image.tag="+tag(etcd))
+	deployCerts(t)
+	mustKubectl(t, "", "wait", "--for=condition=Available", "--timeout=3m", "apiservice", "-l", partOf)
+	t.Logf("installed with Helm over the same volumes; APIServices Available after %s", framework.Describe(time.Since(start)))
+	if got := get(t, "get", "ngx", "-n", "kept", "kept", "-o", "jsonpath={.metadata.uid}"); got != uid {
+		t.Errorf("the NginxOperator stored before the switch has uid %q after it, want %q", got, uid)
+	}
+
+	underLoad(t, "helm-upgrade-load", func() {
+		runHelm("upgrade", "nginx-operator", chart, "--namespace", systemNS, "--reuse-values", "--wait", "--timeout", "5m",
+			"--set", "image.repository="+repository(upgradedImage), "--set", "image.tag="+tag(upgradedImage))
+	})
+	for _, d := range []string{"nginx-operator-apiserver", "nginx-operator-controller"} {
+		if got := get(t, "get", "deployment", "-n", systemNS, d, "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != upgradedImage {
+			t.Errorf("after helm upgrade %s runs %s, want %s", d, got, upgradedImage)
+		}
+	}
+
+	deleted := watchDeletions(t)
+	runHelm("uninstall", "nginx-operator", "--namespace", systemNS, "--wait", "--timeout", "5m")
+	order := deleted()
+	t.Logf("deleted in this order: %v", order)
+	firstNonAPIService := slices.IndexFunc(order, func(s string) bool { return !strings.HasPrefix(s, "apiservice/") })
+	if firstNonAPIService < 2 || slices.ContainsFunc(order[firstNonAPIService:], func(s string) bool { return strings.HasPrefix(s, "apiservice/") }) {
+		t.Errorf("the APIServices were not deleted first: %v", order)
+	}
+
+	// What stays: the data volumes and claims and the certificates' Secrets (not part of
+	// the release), and the namespace; nothing of the workloads or their access.
+	waitFor(t, 3*time.Minute, "the release's pods to go", func() bool {
+		return get(t, "get", "pods", "-n", systemNS, "-o", "name") == ""
+	})
+	var left []string
+	for _, name := range strings.Fields(get(t, "get", "-n", systemNS, "all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,persistentvolumeclaims", "-o", "name")) {
+		switch {
+		case strings.HasPrefix(name, "persistentvolumeclaim/"), strings.HasPrefix(name, "secret/nginx-operator-"),
+			name == "configmap/kube-root-ca.crt", name == "serviceaccount/default":
+			left = append(left, name)
+		default:
+			t.Errorf("%s is left in %s after helm uninstall", name, systemNS)
+		}
+	}
+	if out := get(t, "get", "apiservices,clusterroles,clusterrolebindings", "-l", partOf, "-o", "name"); out != "" {
+		t.Errorf("left after helm uninstall: %s", out)
+	}
+	if out := get(t, "get", "rolebindings", "-n", "kube-system", "-l", partOf, "-o", "name"); out != "" {
+		t.Errorf("left in kube-system after helm uninstall: %s", out)
+	}
+	t.Logf("retained after helm uninstall: %v", left)
+}
+
+func repository(image string) string { return image[:strings.LastIndex(image, ":")] }
+func tag(image string) string        { return image[strings.LastIndex(image, ":")+1:] }
+
+// deployCerts runs hack/deploy-certs.sh as deploy-to-node.sh does: the same CA, renewed
+// certificates, and the caBundle of the APIServices the chart created.
+func deployCerts(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(stack.RepoRoot, "hack", "deploy-certs.sh"))
+	cmd.Env = append(stack.Env(), "KUBECONFIG="+stack.Kubeconfig(), "KUBECTL=/usr/bin/kubectl",
+		"OUT_DIR="+filepath.Join(stack.LocalDir, "node", "deploy-certs"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hack/deploy-certs.sh: %v\n%s", err, out)
+	}
+}
+
+// watchDeletions records the order in which the APIServices and the apiserver's and
+// controller's Deployments and Services are deleted; the returned function stops and
+// reports "kind/name" in that order.
+func watchDeletions(t *testing.T) func() []string {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", stack.Kubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dynamic.NewForConfigOrDie(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	var (
+		mu    sync.Mutex
+		order []string
+		wg    sync.WaitGroup
+	)
+	for _, w := range []struct {
+		kind, namespace string
+		gvr             schema.GroupVersionResource
+	}{
+		{"apiservice", "", schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}},
+		{"deployment", systemNS, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
+		{"service", systemNS, schema.GroupVersionResource{Version: "v1", Resource: "services"}},
+	} {
+		watcher, err := client.Resource(w.gvr).Namespace(w.namespace).Watch(ctx, metav1.ListOptions{LabelSelector: partOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev := range watcher.ResultChan() {
+				if ev.Type != watch.Deleted {
+					continue
+				}
+				if obj, err := apimeta.Accessor(ev.Object); err == nil {
+					mu.Lock()
+					order = append(order, w.kind+"/"+obj.GetName())
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	return func() []string {
+		time.Sleep(2 * time.Second) // the last events in flight
+		cancel()
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return order
+	}
+}
