@@ -19,11 +19,13 @@
 #                              an existing ca.crt/ca.key (etcd-ca.crt/etcd-ca.key) there is reused,
 #                              so the caBundle (the CA etcd and the apiserver trust) stays valid;
 #                              an etcd CA there that differs from Secret nginx-operator-etcd-ca stops the script
+#   NAMESPACE                  where nginx-operator runs (default nginx-operator-system; a Helm
+#                              release elsewhere)
 #   CA_DAYS, CERT_DAYS         validity in days (default 3650 and 365)
 #   KUBECTL                    kubectl binary (default: kubectl)
 set -euo pipefail
 
-NAMESPACE=nginx-operator-system
+NAMESPACE=${NAMESPACE:-nginx-operator-system}
 SERVICE=nginx-operator-apiserver
 SECRET=nginx-operator-apiserver-tls
 ETCD_SERVICE=nginx-operator-etcd

@@ -180,7 +180,7 @@ build_nginx_operator() {
   # The binaries of each platform go to bin/<os>_<arch>/, where the Dockerfile's prebuilt
   # stage takes them from for its TARGETOS and TARGETARCH.
   local host="linux/$(go env GOARCH)" platforms=() platform start=${SECONDS}
-  read -r -a platforms <<<"${PLATFORMS//,/ }"
+  read -r -a platforms <<<"$(tr ',' ' ' <<<"${PLATFORMS:-}")"
   local builds=("${host}")
   for platform in "${platforms[@]}"; do
     [[ "${platform}" =~ ^linux/(amd64|arm64)$ ]] || { echo "PLATFORMS: '${platform}' is not linux/amd64 or linux/arm64" >&2; exit 2; }
