@@ -80,11 +80,16 @@ func helmLifecycle(t *testing.T, refs map[string]string) {
 	operator, etcd := refs["NGINX_OPERATOR_IMAGE"], refs["ETCD_IMAGE"]
 	chart := filepath.Join(stack.RepoRoot, "charts", "nginx-operator")
 	start := time.Now()
-	runHelm("install", "nginx-operator", chart, "--namespace", systemNS, "--wait", "--timeout", "5m",
+	// Not --wait: the controllers become ready only once the APIServices are Available,
+	// which needs the caBundle that deploy-certs.sh sets after the install.
+	runHelm("install", "nginx-operator", chart, "--namespace", systemNS,
 		"--set", "image.repository="+repository(operator), "--set", "image.tag="+tag(operator),
 		"--set", "etcd.image.repository="+repository(etcd), "--set", "etcd.image.tag="+tag(etcd))
 	deployCerts(t)
 	mustKubectl(t, "", "wait", "--for=condition=Available", "--timeout=3m", "apiservice", "-l", partOf)
+	for _, workload := range []string{"statefulset/nginx-operator-etcd", "deployment/nginx-operator-apiserver", "deployment/nginx-operator-controller"} {
+		mustKubectl(t, "", "rollout", "status", "-n", systemNS, workload, "--timeout=3m")
+	}
 	t.Logf("installed with Helm over the same volumes; APIServices Available after %s", framework.Describe(time.Since(start)))
 	if got := get(t, "get", "ngx", "-n", "kept", "kept", "-o", "jsonpath={.metadata.uid}"); got != uid {
 		t.Errorf("the NginxOperator stored before the switch has uid %q after it, want %q", got, uid)
