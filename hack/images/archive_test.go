@@ -87,10 +87,13 @@ func readArchiveJSON(file, name string, into any) error {
 }
 
 // unpack writes the image's root filesystem, layer after layer, into dir.
-func (a *dockerArchive) unpack(dir string) error {
-	for _, layer := range a.layers {
+func (a *dockerArchive) unpack(dir string) error { return unpackLayers(a.file, a.layers, dir) }
+
+// unpackLayers applies the layers, files of the archive, in order to dir.
+func unpackLayers(file string, layers []string, dir string) error {
+	for _, layer := range layers {
 		found := false
-		err := walkTar(a.file, func(h *tar.Header, r io.Reader) error {
+		err := walkTar(file, func(h *tar.Header, r io.Reader) error {
 			if path.Clean(h.Name) != path.Clean(layer) || found {
 				return nil
 			}
@@ -101,10 +104,10 @@ func (a *dockerArchive) unpack(dir string) error {
 			return extractLayer(r, dir)
 		})
 		if err != nil {
-			return fmt.Errorf("%s layer %s: %w", a.file, layer, err)
+			return fmt.Errorf("%s layer %s: %w", file, layer, err)
 		}
 		if !found {
-			return fmt.Errorf("%s has no layer %s", a.file, layer)
+			return fmt.Errorf("%s has no layer %s", file, layer)
 		}
 	}
 	return nil

@@ -17,9 +17,7 @@ limitations under the License.
 package images
 
 import (
-	"archive/tar"
 	"fmt"
-	"io"
 	"path"
 	"strings"
 )
@@ -98,21 +96,5 @@ func blobPath(digest string) string {
 
 // unpack writes the root filesystem of one image of the index into dir.
 func (a *ociIndexArchive) unpack(img ociImage, dir string) error {
-	for _, layer := range img.layers {
-		found := false
-		err := walkTar(a.file, func(h *tar.Header, r io.Reader) error {
-			if path.Clean(h.Name) != layer || found {
-				return nil
-			}
-			found = true
-			return extractLayer(r, dir)
-		})
-		if err != nil {
-			return fmt.Errorf("%s layer %s: %w", a.file, layer, err)
-		}
-		if !found {
-			return fmt.Errorf("%s has no layer %s", a.file, layer)
-		}
-	}
-	return nil
+	return unpackLayers(a.file, img.layers, dir)
 }
