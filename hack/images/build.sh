@@ -181,10 +181,11 @@ build_nginx_operator() {
   # stage takes them from for its TARGETOS and TARGETARCH.
   local host="linux/$(go env GOARCH)" platforms=() platform start=${SECONDS}
   read -r -a platforms <<<"$(tr ',' ' ' <<<"${PLATFORMS:-}")"
-  local builds=("${host}")
+  local builds=("${host}") index=()
   for platform in "${platforms[@]}"; do
     [[ "${platform}" =~ ^linux/(amd64|arm64)$ ]] || { echo "PLATFORMS: '${platform}' is not linux/amd64 or linux/arm64" >&2; exit 2; }
     [[ " ${builds[*]} " == *" ${platform} "* ]] || builds+=("${platform}")
+    [[ " ${index[*]} " == *" ${platform} "* ]] || index+=("${platform}")
   done
   for platform in "${builds[@]}"; do
     local dir="${BIN}/${platform/\//_}" cmd
@@ -199,12 +200,12 @@ build_nginx_operator() {
   digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" |
     digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/${host/\//_}")"
   archive_image nginx-operator "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" --platform "${host}" "${args[@]}"
-  ((${#platforms[@]})) || return 0
+  ((${#index[@]})) || return 0
   local dirs=()
-  for platform in "${platforms[@]}"; do dirs+=("${BIN}/${platform/\//_}"); done
-  digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" "${platforms[*]}" |
+  for platform in "${index[@]}"; do dirs+=("${BIN}/${platform/\//_}"); done
+  digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" "${index[*]}" |
     digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${dirs[@]}")"
-  INDEX_PLATFORMS="${platforms[*]}" archive_image nginx-operator-index "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" "${args[@]}"
+  INDEX_PLATFORMS="${index[*]}" archive_image nginx-operator-index "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" "${args[@]}"
 }
 
 build_pause() {
