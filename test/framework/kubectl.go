@@ -46,14 +46,32 @@ func (k Kubectl) Run(t testing.TB, stdin string, args ...string) (stdout, stderr
 	return out.String(), errOut.String(), err
 }
 
-// Must fails the test when kubectl fails and returns its standard output.
+// Must fails the test when kubectl fails and returns its standard output. A request that
+// never reached a server (kube-apiserver refused the connection, or the aggregator had no
+// ready endpoint for an APIService for a moment, as on a loaded machine) is tried again for
+// up to a minute, as a client would; tests that judge availability count such answers
+// themselves instead of using Must.
 func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 	t.Helper()
-	out, errOut, err := k.Run(t, stdin, args...)
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, errOut, err := k.Run(t, stdin, args...)
+		if err == nil {
+			return out
+		}
+		if !notServed(errOut) || time.Now().After(deadline) {
+			t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+		}
+		t.Logf("kubectl %s was not served, trying again: %s", strings.Join(args, " "), strings.TrimSpace(errOut))
+		time.Sleep(2 * time.Second)
 	}
-	return out
+}
+
+// notServed reports whether kubectl's error says the request reached no server that
+// could act on it, so that sending it again cannot do anything twice.
+func notServed(stderr string) bool {
+	return strings.Contains(stderr, "the server is currently unable to handle the request") ||
+		strings.Contains(stderr, "connect: connection refused")
 }
 
 // Get returns kubectl's standard output, or "" when it fails.
