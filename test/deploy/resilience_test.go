@@ -79,6 +79,9 @@ func budgetKeepsOneApiserver(t *testing.T) {
 func upgradesWithoutLoss(t *testing.T) {
 	newImage := rebuildOperatorImage(t)
 	upgradedImage = newImage
+	// deploy-to-node.sh runs hack/deploy-certs.sh again: a renewal of the serving
+	// certificate from the same CA, which the APIServices keep trusting.
+	caBundle, serial := servingCertificate(t)
 	underLoad(t, "upgrade-load", func() {
 		start := time.Now()
 		if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute, newImage); err != nil {
@@ -87,6 +90,18 @@ func upgradesWithoutLoss(t *testing.T) {
 		}
 		t.Logf("rolled to %s in %s", newImage, time.Since(start).Round(100*time.Millisecond))
 	})
+	renewedBundle, renewed := servingCertificate(t)
+	if renewedBundle != caBundle {
+		t.Error("re-running hack/deploy-certs.sh replaced the CA the APIServices trust")
+	}
+	if renewed == serial {
+		t.Errorf("re-running hack/deploy-certs.sh kept the serving certificate %s", serial)
+	}
+	waitFor(t, 2*time.Minute, "the apiserver to serve the renewed certificate, trusted by the caBundle", func() bool {
+		return servedCertificate(t, caBundle) == renewed
+	})
+	t.Logf("serving certificate renewed from serial %s to %s under the same CA", serial, renewed)
+
 	// Pods of the old ReplicaSets may still be terminating; the ones that stay must run
 	// the new image.
 	out := get(t, "get", "pods", "-n", systemNS, "-l", "app.kubernetes.io/part-of=nginx-operator,app.kubernetes.io/name!=nginx-operator-etcd",
