@@ -103,8 +103,9 @@ func upgradesWithoutLoss(t *testing.T) {
 	t.Logf("serving certificate renewed from serial %s to %s under the same CA", serial, renewed)
 
 	// Pods of the old ReplicaSets may still be terminating; the ones that stay must run
-	// the new image.
-	out := get(t, "get", "pods", "-n", systemNS, "-l", "app.kubernetes.io/part-of=nginx-operator,app.kubernetes.io/name!=nginx-operator-etcd",
+	// the new image. Selected by name: the backup CronJob's pods (it runs at 17 past every
+	// sixth hour) carry the operator image too, and one may be running now.
+	out := get(t, "get", "pods", "-n", systemNS, "-l", "app.kubernetes.io/name in (nginx-operator-apiserver,nginx-operator-controller)",
 		"-o", `jsonpath={range .items[*]}{.metadata.name} {.spec.containers[0].image} {.metadata.deletionTimestamp}{"\n"}{end}`)
 	running := 0
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
