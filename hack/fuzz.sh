@@ -32,11 +32,20 @@ for i in "${!packages[@]}"; do
   for target in $(cd "${dir}" && "${GO}" test -list '^Fuzz' . | grep '^Fuzz'); do
     count=$((count + 1))
     echo "=== FUZZ ${pkg} ${target} (${FUZZTIME})"
+    corpus="${dir}/testdata/fuzz/${target}"
+    before="$(ls "${corpus}" 2>/dev/null || true)"
     # From the package directory, so a failing input lands in its testdata/fuzz.
     if log=$(cd "${dir}" && "${GO}" test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME}" -fuzzminimizetime "${FUZZMINIMIZETIME}" . 2>&1); then
       # The last progress line carries the executions go test counted.
       grep -E '^fuzz: elapsed' <<<"${log}" | tail -n 1 || true
       echo "--- PASS ${target}"
+    elif [[ "$(ls "${corpus}" 2>/dev/null || true)" == "${before}" ]] &&
+      grep -qx '    context deadline exceeded' <<<"${log}" && ! grep -q 'Failing input written' <<<"${log}"; then
+      # Go 1.26's fuzzing coordinator can report the end of -fuzztime itself as a failure
+      # when a worker is still running (golang/go#75804, fixed in Go 1.27): no input failed
+      # and none was written.
+      grep -E '^fuzz: elapsed' <<<"${log}" | tail -n 1 || true
+      echo "--- PASS ${target} (its run ended in golang/go#75804, 'context deadline exceeded' with no failing input)"
     else
       echo "${log}"
       echo "--- FAIL ${target}"
