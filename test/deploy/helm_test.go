@@ -17,10 +17,12 @@ limitations under the License.
 package deploy
 
 import (
+	"cmp"
 	"context"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -155,7 +157,9 @@ func deployCerts(t *testing.T) {
 
 // watchDeletions records the order in which the APIServices and the apiserver's and
 // controller's Deployments and Services are deleted; the returned function stops and
-// reports "kind/name" in that order.
+// reports "kind/name" in that order. Three watches deliver their events in no common
+// order, so the deletions are ordered by the resourceVersion of each deletion event: this
+// test cluster keeps all three kinds in one etcd, whose revisions order every write.
 func watchDeletions(t *testing.T) func() []string {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", stack.Kubeconfig())
@@ -165,9 +169,9 @@ func watchDeletions(t *testing.T) func() []string {
 	client := dynamic.NewForConfigOrDie(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	var (
-		mu    sync.Mutex
-		order []string
-		wg    sync.WaitGroup
+		mu      sync.Mutex
+		deleted []deletion
+		wg      sync.WaitGroup
 	)
 	for _, w := range []struct {
 		kind, namespace string
@@ -188,11 +192,19 @@ func watchDeletions(t *testing.T) func() []string {
 				if ev.Type != watch.Deleted {
 					continue
 				}
-				if obj, err := apimeta.Accessor(ev.Object); err == nil {
-					mu.Lock()
-					order = append(order, w.kind+"/"+obj.GetName())
-					mu.Unlock()
+				obj, err := apimeta.Accessor(ev.Object)
+				if err != nil {
+					t.Errorf("a deletion event of a %s: %v", w.kind, err)
+					continue
 				}
+				revision, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+				if err != nil {
+					t.Errorf("%s/%s deleted with resourceVersion %q: %v", w.kind, obj.GetName(), obj.GetResourceVersion(), err)
+					continue
+				}
+				mu.Lock()
+				deleted = append(deleted, deletion{w.kind + "/" + obj.GetName(), revision})
+				mu.Unlock()
 			}
 		}()
 	}
@@ -202,6 +214,17 @@ func watchDeletions(t *testing.T) func() []string {
 		wg.Wait()
 		mu.Lock()
 		defer mu.Unlock()
+		slices.SortFunc(deleted, func(a, b deletion) int { return cmp.Compare(a.revision, b.revision) })
+		order := make([]string, 0, len(deleted))
+		for _, d := range deleted {
+			order = append(order, d.name)
+		}
 		return order
 	}
+}
+
+// deletion is one object's deletion event: its "kind/name" and the etcd revision of the delete.
+type deletion struct {
+	name     string
+	revision uint64
 }
