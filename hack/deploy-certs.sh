@@ -4,6 +4,8 @@
 #   1. a CA and a serving certificate for the apiserver Service's DNS names (openssl),
 #   2. the Secret nginx-operator-apiserver-tls in nginx-operator-system,
 #   3. spec.caBundle of both APIServices, so the kube-aggregator verifies that certificate,
+#      and from the same CA the controller's metrics serving certificate for its Service's
+#      names (Secret nginx-operator-controller-metrics-tls; Prometheus verifies it with ca.crt),
 #   4. an etcd CA (Secret nginx-operator-etcd-ca, reused on later runs) and from it etcd's
 #      serving certificate (nginx-operator-etcd-server-tls), its peer certificate
 #      (nginx-operator-etcd-peer-tls) and the apiserver's etcd client certificate
@@ -28,6 +30,8 @@ set -euo pipefail
 NAMESPACE=${NAMESPACE:-nginx-operator-system}
 SERVICE=nginx-operator-apiserver
 SECRET=nginx-operator-apiserver-tls
+METRICS_SERVICE=nginx-operator-controller
+METRICS_SECRET=nginx-operator-controller-metrics-tls
 ETCD_SERVICE=nginx-operator-etcd
 ETCD_STATEFULSET=nginx-operator-etcd
 ETCD_CA_SECRET=nginx-operator-etcd-ca
@@ -84,14 +88,20 @@ basicConstraints = critical, CA:TRUE, pathlen:0
 keyUsage = critical, keyCertSign, cRLSign
 subjectKeyIdentifier = hash
 EOF
-cat >"$dir/tls.ext" <<EOF
+# serving_ext FILE NAMES: the extensions of a serving certificate for NAMES.
+serving_ext() {
+  cat >"$1" <<EOF
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:$dns1, DNS:$dns2
+subjectAltName = $2
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 EOF
+}
+serving_ext "$dir/tls.ext" "DNS:$dns1, DNS:$dns2"
+metrics_dns=$METRICS_SERVICE.$NAMESPACE.svc
+serving_ext "$dir/metrics-tls.ext" "DNS:$metrics_dns, DNS:$metrics_dns.cluster.local"
 
 # new_ca NAME CN: NAME.crt and NAME.key, a self-signed CA.
 new_ca() {
@@ -130,6 +140,7 @@ if [[ $etcd_only == 0 ]]; then
     new_ca ca "$SERVICE-ca"
   fi
   issue tls ca "$dns1" "$dir/tls.ext"
+  issue metrics-tls ca "$metrics_dns" "$dir/metrics-tls.ext"
 fi
 
 # etcd: one CA for its serving, peer and client certificates. etcd and the apiserver load
@@ -195,7 +206,7 @@ issue etcd-peer etcd-ca "$ETCD_SERVICE-peer" "$dir/etcd-peer.ext"
 issue etcd-client etcd-ca "$SERVICE" "$dir/etcd-client.ext"
 
 if [[ $dry_run == 1 ]]; then
-  echo "Files in $dir: etcd-ca etcd-server etcd-peer etcd-client, and unless --etcd-only ca tls (.crt and .key each)" >&2
+  echo "Files in $dir: etcd-ca etcd-server etcd-peer etcd-client, and unless --etcd-only ca tls metrics-tls (.crt and .key each)" >&2
   if [[ $etcd_only == 0 ]]; then
     echo "caBundle:" >&2
     # -A: one line, the form a caBundle takes.
@@ -213,6 +224,7 @@ tls_secret "$ETCD_CLIENT_SECRET" etcd-client etcd-ca
 
 # ca.crt, as cert-manager writes it, is what clients such as Prometheus verify the apiserver with.
 tls_secret "$SECRET" tls ca
+tls_secret "$METRICS_SECRET" metrics-tls ca
 ca_bundle=$(openssl base64 -A -in "$dir/ca.crt")
 for apiservice in "${APISERVICES[@]}"; do
   "$KUBECTL" patch apiservice "$apiservice" --type merge \

@@ -79,6 +79,11 @@ openssl rsa -in "${PKI_DIR}/sa.key" -pubout -out "${PKI_DIR}/sa.pub" 2>/dev/null
 new_ca nginx-operator-ca nginx-operator-ca
 new_cert nginx-operator-ca nginx-operator-apiserver "/CN=nginx-operator-apiserver.nginx-operator-system.svc" serverAuth \
   "DNS:nginx-operator-apiserver.nginx-operator-system.svc,DNS:localhost,IP:127.0.0.1"
+# The controller's metrics serving certificate, from the same CA (tls.crt and tls.key in the
+# directory given to --metrics-cert-dir).
+mkdir -p "${PKI_DIR}/controller-metrics"
+new_cert nginx-operator-ca controller-metrics/tls "/CN=nginx-operator-controller.nginx-operator-system.svc" serverAuth \
+  "DNS:nginx-operator-controller.nginx-operator-system.svc,DNS:localhost,IP:127.0.0.1"
 
 write_kubeconfig() { # write_kubeconfig <file> <client cert name>
   local file="$1"
@@ -115,7 +120,10 @@ start_kwok_and_nginx_operator() {
     envsubst '${OPERATOR_APISERVER_PORT} ${CA_BUNDLE}' <"${f}" | k apply -f - >/dev/null
   done
   k apply -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
-  log "applied artifacts/local and the controller's roles from artifacts/deploy"
+  # The identity that may read the apiserver's and the controller's /metrics (its token
+  # Secret is filled by kube-controller-manager).
+  k apply -f "${ROOT}/artifacts/overlays/components/prometheus/metrics-scraper.yaml" >/dev/null
+  log "applied artifacts/local, the controller's roles from artifacts/deploy and the metrics scraper's identity"
 
   case "${OPERATOR_APISERVER_STORAGE}" in
     embedded) operator_storage=(--data-dir "${LOCAL_DIR}/nginx-operator-apiserver") ;;
@@ -140,7 +148,8 @@ start_kwok_and_nginx_operator() {
   fi
   start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
     --leader-elect --leader-election-namespace nginx-operator-system \
-    --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}" \
+    --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --metrics-cert-dir "${PKI_DIR}/controller-metrics" \
+    --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}" \
     "${controller_extra[@]}"
   wait_running nginx-operator-controller "the controller's /readyz" 60 curl -fsS "http://127.0.0.1:${CONTROLLER_PROBE_PORT}/readyz"
 }

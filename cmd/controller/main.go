@@ -32,7 +32,9 @@ func main() {
 	var opts controller.Options
 	var qps float64
 	var burst int
-	flag.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8080", "Address of the /metrics endpoint; 0 disables it.")
+	flag.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8443", "Address of the /metrics endpoint; 0 disables it.")
+	flag.BoolVar(&opts.MetricsSecure, "metrics-secure", true, "Serve /metrics over HTTPS to clients kube-apiserver authenticates and authorizes (get on the non-resource URL /metrics); false serves plain HTTP to anyone.")
+	flag.StringVar(&opts.MetricsCertDir, "metrics-cert-dir", "", "Directory with the metrics serving certificate (tls.crt, tls.key), reloaded on change; without them a self-signed certificate is used.")
 	flag.StringVar(&opts.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
 	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "0", "Address of the /debug/pprof endpoints, for profiling; 0 disables them.")
 	flag.BoolVar(&opts.LeaderElect, "leader-elect", false, "Run leader election (a Lease) so only one replica reconciles.")

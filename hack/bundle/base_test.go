@@ -21,6 +21,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -163,5 +164,36 @@ func TestAPIServerUsesOLMServingCert(t *testing.T) {
 	}
 	if server.containerPort != 8443 {
 		t.Errorf("containerPort = %d, want the apiserver's https port 8443", server.containerPort)
+	}
+}
+
+// The bundle's controller serves /metrics with a self-signed certificate: nothing under OLM
+// creates the base's metrics certificate Secret, which the pods would wait for.
+func TestControllerUsesSelfSignedMetricsCert(t *testing.T) {
+	b, err := splitBase(renderedBase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var controller *appsv1.Deployment
+	for i := range b.deployments {
+		if b.deployments[i].Name == "nginx-operator-controller" {
+			controller = b.deployments[i].DeepCopy()
+		}
+	}
+	if controller == nil {
+		t.Fatal("the base has no Deployment nginx-operator-controller")
+	}
+	if !slices.ContainsFunc(controller.Spec.Template.Spec.Containers[0].Args, func(a string) bool { return strings.HasPrefix(a, metricsCertFlag+"=") }) {
+		t.Fatalf("the base's controller args %v lack %s", controller.Spec.Template.Spec.Containers[0].Args, metricsCertFlag)
+	}
+	if err := useSelfSignedMetricsCert(controller); err != nil {
+		t.Fatal(err)
+	}
+	spec := controller.Spec.Template.Spec
+	if args := spec.Containers[0].Args; slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, metricsCertFlag) }) || !slices.Contains(args, "--metrics-bind-address=:8443") {
+		t.Errorf("args %v: want no %s and the metrics address kept", args, metricsCertFlag)
+	}
+	if len(spec.Volumes) != 0 || len(spec.Containers[0].VolumeMounts) != 0 {
+		t.Errorf("volumes %v, mounts %v left; want none", spec.Volumes, spec.Containers[0].VolumeMounts)
 	}
 }

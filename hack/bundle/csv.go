@@ -143,7 +143,8 @@ func buildCSV(b *base, server *apiServer, in csvInputs) (*operatorsv1alpha1.Clus
 }
 
 // installDeployments returns the base's Deployments as the CSV's install strategy (the
-// apiserver's adapted to OLM's serving certificate) and the images they run.
+// apiserver's adapted to OLM's serving certificate, the controller's to a self-signed
+// metrics certificate) and the images they run.
 func installDeployments(b *base, server *apiServer, namespaced, cluster []operatorsv1alpha1.StrategyDeploymentPermissions) ([]operatorsv1alpha1.StrategyDeploymentSpec, []operatorsv1alpha1.RelatedImage, error) {
 	accounts := map[string]bool{}
 	for _, p := range append(append([]operatorsv1alpha1.StrategyDeploymentPermissions{}, namespaced...), cluster...) {
@@ -157,6 +158,9 @@ func installDeployments(b *base, server *apiServer, namespaced, cluster []operat
 			if err := useOLMServingCert(d); err != nil {
 				return nil, nil, err
 			}
+		}
+		if err := useSelfSignedMetricsCert(d); err != nil {
+			return nil, nil, err
 		}
 		// OLM creates a ServiceAccount only for a permissions entry.
 		if account := d.Spec.Template.Spec.ServiceAccountName; !accounts[account] {

@@ -57,12 +57,16 @@ func useOLMServingCert(d *appsv1.Deployment) error {
 		return fmt.Errorf("Deployment %s: expected --tls-cert-file=... and --tls-private-key-file=... once each in its container args, found %d", d.Name, len(oldDirs))
 	}
 
-	// The volumes mounted where the old certificate and key were.
+	return dropVolumesMountedAt(d, oldDirs)
+}
+
+// dropVolumesMountedAt removes the volumes mounted at dirs from d's containers and pod.
+func dropVolumesMountedAt(d *appsv1.Deployment, dirs []string) error {
 	var oldVolumes []string
 	for i := range d.Spec.Template.Spec.Containers {
 		c := &d.Spec.Template.Spec.Containers[i]
 		c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
-			if slices.Contains(oldDirs, m.MountPath) {
+			if slices.Contains(dirs, m.MountPath) {
 				oldVolumes = append(oldVolumes, m.Name)
 				return true
 			}
@@ -70,7 +74,7 @@ func useOLMServingCert(d *appsv1.Deployment) error {
 		})
 	}
 	if len(oldVolumes) == 0 {
-		return fmt.Errorf("Deployment %s: no volume is mounted at %v, where its serving certificate is read", d.Name, oldDirs)
+		return fmt.Errorf("Deployment %s: no volume is mounted at %v, where its certificate is read", d.Name, dirs)
 	}
 	d.Spec.Template.Spec.Volumes = slices.DeleteFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool {
 		return slices.Contains(oldVolumes, v.Name)

@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
@@ -46,7 +47,14 @@ import (
 // Options configure the controller process.
 type Options struct {
 	MetricsAddr string
-	ProbeAddr   string
+	// MetricsSecure serves /metrics over HTTPS to clients whose bearer token kube-apiserver
+	// authenticates (TokenReview) and authorizes to get the non-resource URL /metrics
+	// (SubjectAccessReview), as kubebuilder projects do; false serves plain HTTP to anyone.
+	MetricsSecure bool
+	// MetricsCertDir holds the metrics serving certificate (tls.crt, tls.key), reloaded when
+	// it changes; without those files the server uses a self-signed one.
+	MetricsCertDir string
+	ProbeAddr      string
 	// PprofAddr serves net/http/pprof when set; "" or "0" leaves it off.
 	PprofAddr               string
 	LeaderElect             bool
@@ -88,7 +96,7 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 			metadataOf("ConfigMap"): {Transform: cache.TransformStripManagedFields()},
 			metadataOf("Secret"):    {Transform: cache.TransformStripManagedFields()},
 		}},
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		PprofBindAddress:        opts.PprofAddr,
 		LeaderElection:          opts.LeaderElect,
@@ -122,6 +130,20 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// metricsOptions serves /metrics on opts.MetricsAddr, over HTTPS with authentication and
+// authorization delegated to kube-apiserver when opts.MetricsSecure is set.
+func metricsOptions(opts Options) metricsserver.Options {
+	if !opts.MetricsSecure {
+		return metricsserver.Options{BindAddress: opts.MetricsAddr}
+	}
+	return metricsserver.Options{
+		BindAddress:    opts.MetricsAddr,
+		SecureServing:  true,
+		CertDir:        opts.MetricsCertDir,
+		FilterProvider: filters.WithAuthenticationAndAuthorization,
+	}
 }
 
 func metadataOf(kind string) *metav1.PartialObjectMetadata {

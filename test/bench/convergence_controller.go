@@ -70,6 +70,9 @@ func tryStartController(ctx context.Context, repoRoot, localDir string) (*contro
 		"--kubeconfig", filepath.Join(localDir, "nginx-operator-controller.kubeconfig"),
 		"--leader-elect=false",
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
+		// Plain HTTP on loopback: with authentication every scrape would add a TokenReview
+		// and a SubjectAccessReview to the kube-apiserver traffic the benchmark measures.
+		"--metrics-secure=false",
 		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", probe),
 		fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprof))
 	if err != nil {

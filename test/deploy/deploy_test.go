@@ -44,6 +44,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
 		{"the etcd NetworkPolicy admits only the apiserver pods and etcd's peers", etcdNetworkPolicyAdmitsOnlyTheAPIServer},
 		{"the apiserver's and the controller's NetworkPolicies open only their serving ports", servingPortsOnly},
+		{"the controller's metrics need TLS and a token RBAC allows /metrics", controllerMetricsNeedAnAuthorizedToken},
 		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
 		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 		{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},

@@ -82,6 +82,7 @@ func upgradesWithoutLoss(t *testing.T) {
 	// deploy-to-node.sh runs hack/deploy-certs.sh again: a renewal of the serving
 	// certificate from the same CA, which the APIServices keep trusting.
 	caBundle, serial := servingCertificate(t)
+	metricsSerial := controllerMetricsSerial(t)
 	underLoad(t, "upgrade-load", func() {
 		start := time.Now()
 		if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute, newImage); err != nil {
@@ -101,6 +102,21 @@ func upgradesWithoutLoss(t *testing.T) {
 		return servedCertificate(t, caBundle) == renewed
 	})
 	t.Logf("serving certificate renewed from serial %s to %s under the same CA", serial, renewed)
+	// And the controller's metrics certificate, from the same CA; every controller pod serves it.
+	renewedMetrics := controllerMetricsSerial(t)
+	if renewedMetrics == metricsSerial {
+		t.Errorf("re-running hack/deploy-certs.sh kept the controller's metrics certificate %s", metricsSerial)
+	}
+	waitFor(t, 2*time.Minute, "both controller pods to serve the renewed metrics certificate", func() bool {
+		pods := readyPods(t, systemNS, "app.kubernetes.io/name=nginx-operator-controller")
+		for _, pod := range pods {
+			if _, _, served := scrapeControllerPod(t, pod, ""); served != renewedMetrics {
+				return false
+			}
+		}
+		return len(pods) == 2
+	})
+	t.Logf("controller metrics certificate renewed from serial %s to %s", metricsSerial, renewedMetrics)
 
 	// Pods of the old ReplicaSets may still be terminating; the ones that stay must run
 	// the new image. Selected by name: the backup CronJob's pods (it runs at 17 past every

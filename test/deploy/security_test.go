@@ -212,7 +212,7 @@ func etcdNetworkPolicyAdmitsOnlyTheAPIServer(t *testing.T) {
 // selects exactly its own Ready pods and opens only the port it serves on (the apiserver's
 // HTTPS port to the aggregator and Prometheus, the controller's metrics port), to any source.
 func servingPortsOnly(t *testing.T) {
-	for name, port := range map[string]int32{"nginx-operator-apiserver": 8443, "nginx-operator-controller": 8080} {
+	for name, port := range map[string]int32{"nginx-operator-apiserver": 8443, "nginx-operator-controller": 8443} {
 		var policy networkingv1.NetworkPolicy
 		if err := json.Unmarshal([]byte(get(t, "get", "networkpolicy", "-n", systemNS, name, "-o", "json")), &policy); err != nil {
 			t.Fatalf("NetworkPolicy %s: %v", name, err)

@@ -18,7 +18,6 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -169,18 +168,13 @@ func TestControllerNeverTakesOverForeignObjects(t *testing.T) {
 // controllerMetric reads one sample from the running controller's /metrics.
 func controllerMetric(t *testing.T, series string) float64 {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", ports["CONTROLLER_METRICS_PORT"]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
+	code, body := scrapeController(t, ports["CONTROLLER_METRICS_PORT"], scraperToken(t))
+	if code != http.StatusOK {
+		t.Fatalf("scraping the controller: %d %.300s", code, body)
 	}
 	var total float64
 	re := regexp.MustCompile("(?m)^" + regexp.QuoteMeta(series) + `(\{[^}]*\})? (\S+)$`)
-	for _, m := range re.FindAllStringSubmatch(string(body), -1) {
+	for _, m := range re.FindAllStringSubmatch(body, -1) {
 		v, err := strconv.ParseFloat(m[2], 64)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,38 +45,22 @@ const (
 	operatorGroup = `group="operator.example.com"`
 )
 
-// metricsScraper is the shipped identity for scraping our apiserver: a ServiceAccount
-// whose token Secret kube-controller-manager fills, allowed to GET the non-resource URL
-// /metrics and nothing else. Our apiserver delegates the token review and that
-// authorization check to kube-apiserver.
-const metricsScraper = "artifacts/overlays/components/prometheus/metrics-scraper.yaml"
-
 // TestPrometheusScrapesControllerAndAPIServer runs a real Prometheus against the
-// running controller and our apiserver (over HTTPS with a service account token) and
+// running controller and our apiserver (both over HTTPS with the token of the shipped
+// scraper identity, which hack/local-up.sh applies: both delegate the token review and the
+// authorization check for the non-resource URL /metrics to kube-apiserver) and
 // checks through PromQL that the operator's metrics are there and move when an
 // NginxOperator is created, changed and deleted, and that every metric the Grafana
 // dashboard queries was returned by those scrapes.
 func TestPrometheusScrapesControllerAndAPIServer(t *testing.T) {
-	scraper := filepath.Join(repoRoot, metricsScraper)
 	t.Cleanup(func() {
 		kubectl(t, "", "delete", "namespace", promNamespace, "--ignore-not-found", "--wait=false")
-		kubectl(t, "", "delete", "-f", scraper, "--ignore-not-found")
 	})
 	mustKubectl(t, "", "create", "namespace", promNamespace)
-	mustKubectl(t, "", "apply", "-f", scraper)
-	var token string
-	waitFor(t, time.Minute, "the token controller to fill the scraper's token Secret", func() bool {
-		token = get(t, "get", "secret", "-n", "nginx-operator-system", "nginx-operator-metrics-scraper-token", "-o", "jsonpath={.data.token}")
-		return token != ""
-	})
-	decoded, err := base64.StdEncoding.DecodeString(token)
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, decoded, 0o600); err != nil {
+	if err := os.WriteFile(tokenFile, []byte(scraperToken(t)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// A third job scrapes the apiserver without credentials: it must be refused, so the
@@ -88,6 +71,9 @@ func TestPrometheusScrapesControllerAndAPIServer(t *testing.T) {
   evaluation_interval: 2s
 scrape_configs:
 - job_name: %s
+  scheme: https
+  authorization: {type: Bearer, credentials_file: %q}
+  tls_config: {ca_file: %q}
   static_configs: [{targets: ["127.0.0.1:%d"]}]
 - job_name: %s
   scheme: https
@@ -100,7 +86,7 @@ scrape_configs:
   static_configs: [{targets: ["127.0.0.1:%d"]}]
 - job_name: %s
   static_configs: [{targets: ["127.0.0.1:%d"]}]
-`, controllerJob, ports["CONTROLLER_METRICS_PORT"],
+`, controllerJob, tokenFile, pkiFile("nginx-operator-ca.crt"), ports["CONTROLLER_METRICS_PORT"],
 		apiserverJob, tokenFile, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"],
 		anonymousJob, pkiFile("nginx-operator-ca.crt"), ports["OPERATOR_APISERVER_PORT"],
 		etcdJob, ports["ETCD_PORT"]))
