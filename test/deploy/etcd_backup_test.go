@@ -27,6 +27,7 @@ import (
 	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
@@ -51,20 +52,22 @@ func etcdBackupRestores(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The controller has written every status before the snapshot.
-	reconciled := func() bool {
+	// The controller has written every status it will write before the snapshot: its first
+	// status says the rollout is in progress, and a later one that the object is Available;
+	// after that it writes nothing, so the list below is what the snapshot holds.
+	settled := func() bool {
 		list, err := nos.List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			return false
 		}
 		for _, o := range list.Items {
-			if o.Status.ObservedGeneration != o.Generation || len(o.Status.Conditions) == 0 {
+			if o.Status.ObservedGeneration != o.Generation || !apimeta.IsStatusConditionTrue(o.Status.Conditions, "Available") {
 				return false
 			}
 		}
 		return len(list.Items) == objects
 	}
-	waitFor(t, 2*time.Minute, "the controller to write every status", reconciled)
+	waitFor(t, 2*time.Minute, "the controller to report every object Available", settled)
 	before, err := nos.List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
