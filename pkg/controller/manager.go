@@ -38,7 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
@@ -49,7 +48,8 @@ type Options struct {
 	MetricsAddr string
 	// MetricsSecure serves /metrics over HTTPS to clients whose bearer token kube-apiserver
 	// authenticates (TokenReview) and authorizes to get the non-resource URL /metrics
-	// (SubjectAccessReview), as kubebuilder projects do; false serves plain HTTP to anyone.
+	// (SubjectAccessReview), as kubebuilder projects do (metricsauth.go); false serves plain
+	// HTTP to anyone.
 	MetricsSecure bool
 	// MetricsCertDir holds the metrics serving certificate (tls.crt, tls.key), reloaded when
 	// it changes; without those files the server uses a self-signed one.
@@ -142,7 +142,7 @@ func metricsOptions(opts Options) metricsserver.Options {
 		BindAddress:    opts.MetricsAddr,
 		SecureServing:  true,
 		CertDir:        opts.MetricsCertDir,
-		FilterProvider: filters.WithAuthenticationAndAuthorization,
+		FilterProvider: metricsAuth,
 	}
 }
 
