@@ -21,6 +21,8 @@ COREDNS_VERSION="v1.14.7"
 METRICS_SERVER_VERSION="v0.9.0"
 # Helm 3.21 is built on Kubernetes 1.36 libraries, as old as the test cluster (3.22 needs 1.37).
 HELM_VERSION="v3.21.4"
+# OLM v0's olm-operator, from the module hack/tools/olm pins (its Kubernetes libraries are 1.36's).
+OLM_VERSION="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Version}}' github.com/operator-framework/operator-lifecycle-manager)"
 WITH_NODE=false
 [[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
@@ -73,12 +75,36 @@ install() {
   echo "built   ${dir#"${BIN_DIR}/"}/${bin} in $((SECONDS - start))s"
 }
 
+# build_in <module dir> <output> <package>: a tool pinned by a module of its own under
+# hack/tools, built there so its dependency graph stays apart from this one's.
+build_in() {
+  local module="$1" out="$2" pkg="$3"
+  if [[ -x "${out}" ]]; then
+    echo "cached  ${out#"${BIN_DIR}/"}"
+    return
+  fi
+  local start=${SECONDS}
+  mkdir -p "$(dirname "${out}")"
+  CGO_ENABLED=0 go -C "${TOOLS_DIR}/${module}" build -trimpath -ldflags "-s -w" -o "${out}.tmp" "${pkg}"
+  mv "${out}.tmp" "${out}"
+  echo "built   ${out#"${BIN_DIR}/"} in $((SECONDS - start))s"
+}
+
 COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
+OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}"
 METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
 if ${WITH_NODE}; then
   install "${COREDNS_DIR}" coredns "github.com/coredns/coredns@${COREDNS_VERSION}"
   # metrics-server serves kubectl top and the HPAs on the real node.
   install "${METRICS_SERVER_DIR}" metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"
+  # OLM installs the bundle on the real node (its CRDs are copied from the same module below).
+  build_in olm "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+  if [[ ! -d "${OLM_DIR}/crds" ]]; then
+    src="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)"
+    rm -rf "${OLM_DIR}/crds.tmp" && cp -r "${src}/deploy/chart/crds" "${OLM_DIR}/crds.tmp"
+    chmod -R u+w "${OLM_DIR}/crds.tmp" && mv "${OLM_DIR}/crds.tmp" "${OLM_DIR}/crds"
+    echo "copied  olm-${OLM_VERSION}/crds"
+  fi
 fi
 install "${KWOK_DIR}" kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
 # Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
@@ -110,5 +136,7 @@ KWOK_STAGES_DIR=${KWOK_DIR}/stages
 COREDNS_BIN=${COREDNS_DIR}/coredns
 METRICS_SERVER_BIN=${METRICS_SERVER_DIR}/metrics-server
 HELM_BIN=${HELM_DIR}/helm
+OLM_BIN=${OLM_DIR}/olm
+OLM_CRDS_DIR=${OLM_DIR}/crds
 ENV
 mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"
