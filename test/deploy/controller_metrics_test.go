@@ -20,13 +20,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // controllerMetricsSecret holds the controller's metrics serving certificate and its CA.
@@ -85,23 +86,11 @@ func scrapeControllerPod(t *testing.T, pod, bearer string) (int, string, string)
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
 		RootCAs: roots, ServerName: "nginx-operator-controller." + systemNS + ".svc", MinVersion: tls.VersionTLS12}}}
 	defer client.CloseIdleConnections()
-	req, err := http.NewRequest(http.MethodGet, "https://"+net.JoinHostPort(podIP, "8443")+"/metrics", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+bearer)
-	}
-	resp, err := client.Do(req)
+	code, body, state, err := framework.GetWithToken(client, "https://"+net.JoinHostPort(podIP, "8443")+"/metrics", bearer)
 	if err != nil {
 		t.Fatalf("scraping %s: %v", pod, err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(body), resp.TLS.PeerCertificates[0].SerialNumber.String()
+	return code, body, state.PeerCertificates[0].SerialNumber.String()
 }
 
 // controllerMetricsSerial returns the serial of the certificate in the metrics Secret.

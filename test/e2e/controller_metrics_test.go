@@ -21,13 +21,14 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // The identity of artifacts/overlays/components/prometheus/metrics-scraper.yaml, which
@@ -78,23 +79,11 @@ func scrapeController(t *testing.T, port int, token string) (int, string) {
 	}
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	defer client.CloseIdleConnections()
-	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := client.Do(req)
+	code, body, _, err := framework.GetWithToken(client, fmt.Sprintf("https://127.0.0.1:%d/metrics", port), token)
 	if err != nil {
 		t.Fatalf("scraping the controller: %v", err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(body)
+	return code, body
 }
 
 // TestControllerMetricsNeedAnAuthorizedToken checks that the controller's /metrics is served
