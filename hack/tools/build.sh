@@ -36,15 +36,17 @@ LDFLAGS="-s -w -X k8s.io/component-base/version.gitVersion=${K8S_VERSION}"
 LDFLAGS+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor}"
 LDFLAGS+=" -X k8s.io/component-base/version.gitTreeState=clean"
 
-build() { # build <output> <package> [ldflags]
-  local out="$1" pkg="$2" ldflags="${3:-}"
+# build <output> <package> [ldflags] [module]: module is a directory under hack/tools with a
+# go.mod of its own, for a tool whose dependency graph must stay apart from this one's.
+build() {
+  local out="$1" pkg="$2" ldflags="${3:-}" module="${4:-.}"
   if [[ -x "${out}" ]]; then
     echo "cached  ${out#"${BIN_DIR}/"}"
     return
   fi
   local start=${SECONDS}
   mkdir -p "$(dirname "${out}")"
-  go build -trimpath -ldflags "${ldflags}" -o "${out}.tmp" "${pkg}"
+  go -C "${TOOLS_DIR}/${module}" build -trimpath -ldflags "${ldflags}" -o "${out}.tmp" "${pkg}"
   mv "${out}.tmp" "${out}"
   echo "built   ${out#"${BIN_DIR}/"} in $((SECONDS - start))s"
 }
@@ -75,21 +77,6 @@ install() {
   echo "built   ${dir#"${BIN_DIR}/"}/${bin} in $((SECONDS - start))s"
 }
 
-# build_in <module dir> <output> <package>: a tool pinned by a module of its own under
-# hack/tools, built there so its dependency graph stays apart from this one's.
-build_in() {
-  local module="$1" out="$2" pkg="$3"
-  if [[ -x "${out}" ]]; then
-    echo "cached  ${out#"${BIN_DIR}/"}"
-    return
-  fi
-  local start=${SECONDS}
-  mkdir -p "$(dirname "${out}")"
-  CGO_ENABLED=0 go -C "${TOOLS_DIR}/${module}" build -trimpath -ldflags "-s -w" -o "${out}.tmp" "${pkg}"
-  mv "${out}.tmp" "${out}"
-  echo "built   ${out#"${BIN_DIR}/"} in $((SECONDS - start))s"
-}
-
 COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
 OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}"
 METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
@@ -98,7 +85,7 @@ if ${WITH_NODE}; then
   # metrics-server serves kubectl top and the HPAs on the real node.
   install "${METRICS_SERVER_DIR}" metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"
   # OLM installs the bundle on the real node (its CRDs are copied from the same module below).
-  build_in olm "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+  build "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm "-s -w" olm
   if [[ ! -d "${OLM_DIR}/crds" ]]; then
     src="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)"
     rm -rf "${OLM_DIR}/crds.tmp" && cp -r "${src}/deploy/chart/crds" "${OLM_DIR}/crds.tmp"
