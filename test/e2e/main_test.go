@@ -70,6 +70,11 @@ func run(m *testing.M) (code int) {
 	}
 	ports = stack.Ports
 	fmt.Printf("local control plane up in %s (state in %s)\n", time.Since(start).Round(time.Second), localDir)
+	if err := startLongevityWatch(); err != nil {
+		fmt.Fprintln(os.Stderr, "starting the longevity watch:", err)
+		stack.DumpLogs(40)
+		return 1
+	}
 	if code = m.Run(); code != 0 {
 		stack.DumpLogs(40)
 	}
