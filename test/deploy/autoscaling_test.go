@@ -239,8 +239,10 @@ func replicasOwner(no *v1alpha2.NginxOperator) string {
 // node only.
 type load struct {
 	issued, sent, failed atomic.Int64
-	finished, stopped    chan struct{}
-	stopOnce             sync.Once
+	finished             chan struct{}
+	// stop ends the load early, or at its duration; requests in flight finish.
+	stop context.CancelFunc
+	ctx  context.Context
 }
 
 func startLoad(t *testing.T, addr string, workers int, d time.Duration, maxRequests int64) *load {
@@ -248,15 +250,16 @@ func startLoad(t *testing.T, addr string, workers int, d time.Duration, maxReque
 	if _, err := httpGet(addr); err != nil {
 		t.Fatalf("the load's target %s: %v", addr, err)
 	}
-	l := &load{finished: make(chan struct{}), stopped: make(chan struct{})}
-	deadline := time.Now().Add(d)
+	l := &load{finished: make(chan struct{})}
+	l.ctx, l.stop = context.WithTimeout(context.Background(), d)
+	t.Cleanup(l.stop)
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) && !l.isStopped() && l.issued.Add(1) <= maxRequests {
+			for l.ctx.Err() == nil && l.issued.Add(1) <= maxRequests {
 				l.sent.Add(1)
 				resp, err := client.Get("http://" + addr + "/")
 				if err != nil {
@@ -282,18 +285,6 @@ func (l *load) done() bool {
 }
 
 func (l *load) result() (sent, failed int64) { return l.sent.Load(), l.failed.Load() }
-
-// stop ends the load early; the workers finish their requests in flight.
-func (l *load) stop() { l.stopOnce.Do(func() { close(l.stopped) }) }
-
-func (l *load) isStopped() bool {
-	select {
-	case <-l.stopped:
-		return true
-	default:
-		return false
-	}
-}
 
 // hpaRefusedInQPSMode: in QPS mode the replica count follows spec.qps and /scale refuses
 // other counts, so an HPA that wants more reports AbleToScale=False with the reason.
