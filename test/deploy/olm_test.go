@@ -57,12 +57,8 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		olm.Stop(os.Interrupt, 10*time.Second)
-		if t.Failed() {
-			t.Logf("olm-operator's log (last lines):\n%s", tail(olm.Log(), 40))
-		}
-	})
+	// Its log sits with the components', which a failing run prints.
+	t.Cleanup(func() { olm.Stop(os.Interrupt, 10*time.Second) })
 
 	// etcd from the base, on the volumes the earlier steps kept, and its certificates.
 	etcd, operator := refs["ETCD_IMAGE"], refs["NGINX_OPERATOR_IMAGE"]
@@ -206,12 +202,4 @@ func applyCSVPermissions(t *testing.T, csv string) {
 	}
 	mustKubectl(t, string(list), "apply", "-f", "-")
 	t.Cleanup(func() { kubectl(t, string(list), "delete", "-f", "-", "--ignore-not-found") })
-}
-
-func tail(s string, lines int) string {
-	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(all) > lines {
-		all = all[len(all)-lines:]
-	}
-	return strings.Join(all, "\n")
 }
