@@ -46,9 +46,17 @@ STARTED=()
 start() {
   local name="$1"; shift
   setsid "$@" >"${LOG_DIR}/${name}.log" 2>&1 < /dev/null &
-  echo $! >"${PID_DIR}/${name}.pid"
+  local pid=$!
+  echo "${pid}" >"${PID_DIR}/${name}.pid"
   STARTED+=("${name}")
-  log "started ${name} (pid $!)"
+  # Until the forked shell has exec'd the component its command line is this script's,
+  # which `ours` does not recognise: on a busy machine `running` then took a component
+  # that was starting for one that had exited. Wait for the exec (or the exit).
+  for _ in $(seq 1 100); do
+    if ours "${pid}" || ! alive "${pid}"; then break; fi
+    sleep 0.1
+  done
+  log "started ${name} (pid ${pid})"
 }
 
 # --- certificates -------------------------------------------------------------------
