@@ -27,6 +27,7 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/registry/etcderrors"
 	"github.com/example/nginx-operator/pkg/registry/nginxoperator"
 )
 
@@ -76,7 +77,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	storage, err := nginxoperator.NewStorage(Scheme, c.generic.RESTOptionsGetter)
+	storage, err := nginxoperator.NewStorage(Scheme, etcderrors.RESTOptionsGetter(c.generic.RESTOptionsGetter))
 	if err != nil {
 		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
 	}

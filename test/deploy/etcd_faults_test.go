@@ -77,8 +77,9 @@ func etcdRollingRestart(t *testing.T) {
 }
 
 // etcdQuorumLoss stops two of the three members: writes fail within their timeout with an
-// error that says what is wrong, the apiservers turn unready and the APIServices
-// unavailable; with the members back, everything written before is there and writes work.
+// error that says what is wrong and that a client retries (503 or 504, not 500), the
+// apiservers turn unready and the APIServices unavailable; with the members back,
+// everything written before is there and writes work.
 func etcdQuorumLoss(t *testing.T) {
 	const ns = "etcd-quorum"
 	client := operatorClient(t)
@@ -133,7 +134,11 @@ func etcdQuorumLoss(t *testing.T) {
 		case ctx.Err() != nil:
 			hung++
 		default:
-			answers[fmt.Sprintf("%d %s: %s", code, apierrors.ReasonForError(err), err)]++
+			answer := fmt.Sprintf("%d %s: %s", code, apierrors.ReasonForError(err), err)
+			if !retryable(err) {
+				answer = "NOT RETRYABLE " + answer
+			}
+			answers[answer]++
 		}
 	}
 	stopWrites := make(chan struct{})
@@ -170,6 +175,9 @@ func etcdQuorumLoss(t *testing.T) {
 		t.Logf("write without a quorum answered %d times: %s", n, answer)
 		if strings.HasPrefix(answer, "201") {
 			t.Errorf("%d writes were acknowledged without a quorum", n)
+		}
+		if strings.HasPrefix(answer, "NOT RETRYABLE") {
+			t.Errorf("%d writes without a quorum got an answer a client does not retry", n)
 		}
 	}
 	t.Logf("%d writes, slowest answer %s (client timeout %s)", writes, slowest.Round(10*time.Millisecond), requestTimeout)
