@@ -31,7 +31,7 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complai
 	@for m in $(MODULES); do echo "go vet ($$m)"; $(GO) -C $$m vet ./... || exit 1; done
 
 # As root (the only way to run a real node) also kubelet, kube-proxy, CoreDNS and metrics-server.
-tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server and OLM's olm-operator
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server, OLM's olm-operator and cert-manager
 	./hack/tools/build.sh $(if $(filter 0,$(shell id -u)),--node)
 
 deps: ## Install the Debian packages the build and tests need (root), or name the missing ones and what skips without them

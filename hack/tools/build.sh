@@ -23,6 +23,9 @@ METRICS_SERVER_VERSION="v0.9.0"
 HELM_VERSION="v3.21.4"
 # OLM v0's olm-operator, from the module hack/tools/olm pins (its Kubernetes libraries are 1.36's).
 OLM_VERSION="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Version}}' github.com/operator-framework/operator-lifecycle-manager)"
+# cert-manager's issuing controllers and CA injector, from the module hack/tools/cert-manager
+# pins (its own small main: cert-manager's command modules are not on the module proxy).
+CERT_MANAGER_VERSION="$(go -C "${TOOLS_DIR}/cert-manager" list -m -f '{{.Version}}' github.com/cert-manager/cert-manager)"
 WITH_NODE=false
 [[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
@@ -79,6 +82,8 @@ install() {
 
 COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
 OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}"
+# Keyed by our main and its dependencies too: they are ours, not the release's.
+CERT_MANAGER_DIR="${BIN_DIR}/cert-manager-${CERT_MANAGER_VERSION}-$(cat cert-manager/main.go cert-manager/go.sum | sha256sum | cut -c1-12)"
 METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
 if ${WITH_NODE}; then
   install "${COREDNS_DIR}" coredns "github.com/coredns/coredns@${COREDNS_VERSION}"
@@ -91,6 +96,15 @@ if ${WITH_NODE}; then
     rm -rf "${OLM_DIR}/crds.tmp" && cp -r "${src}/deploy/chart/crds" "${OLM_DIR}/crds.tmp"
     chmod -R u+w "${OLM_DIR}/crds.tmp" && mv "${OLM_DIR}/crds.tmp" "${OLM_DIR}/crds"
     echo "copied  olm-${OLM_VERSION}/crds"
+  fi
+  # cert-manager issues the cert-manager overlay's certificates on the real node.
+  build "${CERT_MANAGER_DIR}/cert-manager" . "-s -w" cert-manager
+  if [[ ! -d "${CERT_MANAGER_DIR}/crds" ]]; then
+    src="$(go -C "${TOOLS_DIR}/cert-manager" list -m -f '{{.Dir}}' github.com/cert-manager/cert-manager)"
+    rm -rf "${CERT_MANAGER_DIR}/crds.tmp" && cp -r "${src}/deploy/crds" "${CERT_MANAGER_DIR}/crds.tmp"
+    chmod -R u+w "${CERT_MANAGER_DIR}/crds.tmp" && rm "${CERT_MANAGER_DIR}/crds.tmp/README.md"
+    mv "${CERT_MANAGER_DIR}/crds.tmp" "${CERT_MANAGER_DIR}/crds"
+    echo "copied  ${CERT_MANAGER_DIR#"${BIN_DIR}/"}/crds"
   fi
 fi
 install "${KWOK_DIR}" kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
@@ -125,5 +139,7 @@ METRICS_SERVER_BIN=${METRICS_SERVER_DIR}/metrics-server
 HELM_BIN=${HELM_DIR}/helm
 OLM_BIN=${OLM_DIR}/olm
 OLM_CRDS_DIR=${OLM_DIR}/crds
+CERT_MANAGER_BIN=${CERT_MANAGER_DIR}/cert-manager
+CERT_MANAGER_CRDS_DIR=${CERT_MANAGER_DIR}/crds
 ENV
 mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"

@@ -61,6 +61,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"rolling the apiserver to a new image loses nothing", func(t *testing.T) { upgradesWithoutLoss(t) }},
 		{"the Helm chart installs over the same data, upgrades under load and uninstalls cleanly", func(t *testing.T) { helmLifecycle(t, refs) }},
 		{"OLM v0 installs the bundle over the same data, and deleting the CSV removes what it made", func(t *testing.T) { olmInstallsTheBundle(t, refs) }},
+		{"cert-manager issues every certificate over the same data and renews them under load", func(t *testing.T) { certManagerIssuesAndRenews(t, refs) }},
 	}
 	for _, step := range steps {
 		if !t.Run(step.name, step.run) {

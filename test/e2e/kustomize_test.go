@@ -34,13 +34,14 @@ import (
 
 // The CRDs the overlays' objects need, from the projects' own Go modules (fetched through
 // the module proxy into the module cache, so nothing of theirs is copied into this
-// repository). The versions are pinned here and nowhere else.
+// repository). A version is pinned here, or, for a project the real-node test also runs,
+// in the go.mod of its module under hack/tools (version "").
 var overlayCRDs = []struct {
 	module, version, dir string
 	files                []string
 }{
 	// deploy/crds holds plain controller-gen output; the Helm chart's copies are templates.
-	{"github.com/cert-manager/cert-manager", "v1.21.2", "deploy/crds",
+	{"github.com/cert-manager/cert-manager", "", "deploy/crds",
 		[]string{"cert-manager.io_issuers.yaml", "cert-manager.io_certificates.yaml"}},
 	{"github.com/prometheus-operator/prometheus-operator", "v0.85.0", "example/prometheus-operator-crd",
 		[]string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"}},
@@ -252,6 +253,9 @@ func installOverlayCRDs(t *testing.T) {
 	t.Helper()
 	var names []string
 	for _, crd := range overlayCRDs {
+		if crd.version == "" {
+			crd.version = toolModuleVersion(t, "hack/tools/cert-manager", crd.module)
+		}
 		dir := moduleDir(t, crd.module, crd.version)
 		for _, file := range crd.files {
 			// Server-side: the Prometheus Operator's CRDs exceed the last-applied annotation's size.
@@ -287,6 +291,19 @@ func moduleDir(t *testing.T, module, version string) string {
 		t.Fatalf("go mod download %s@%s: %v %v\n%s", module, version, err, jsonErr, out)
 	}
 	return info.Dir
+}
+
+// toolModuleVersion is the version of module that the tool module in dir (relative to the
+// repository) requires.
+func toolModuleVersion(t *testing.T, dir, module string) string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", module)
+	cmd.Dir = filepath.Join(repoRoot, dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the version of %s in %s: %v", module, dir, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // decodeObjects splits a multi-document YAML stream into objects.
