@@ -241,9 +241,13 @@ cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
 COREFILE
   start coredns "${COREDNS_BIN}" -conf "${NODE_DIR}/Corefile" -dns.port 53
 
+  # syncFrequency: kubelet rewrites Secret and ConfigMap volumes when it syncs a pod, once a
+  # minute by default; every 10s here, so that a renewed certificate reaches the pods that
+  # mount it within seconds, not a minute (the tests renew certificates under load).
   cat >"${NODE_DIR}/kubelet.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
+syncFrequency: 10s
 address: ${NODE_IP}
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1

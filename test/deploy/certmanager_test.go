@@ -84,19 +84,32 @@ func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
 	for _, d := range []string{"nginx-operator-apiserver", "nginx-operator-controller"} {
 		mustKubectl(t, "", "rollout", "status", "-n", systemNS, "deployment/"+d, "--timeout=3m")
 	}
-	caBundle := base64.StdEncoding.EncodeToString(secretData(t, "nginx-operator-apiserver-tls", "ca.crt"))
-	waitFor(t, 3*time.Minute, "both APIServices Available with the injected caBundle", func() bool {
+	// The injector adds the CA to the caBundle and drops only expired ones (cert-manager's
+	// CAInjectorMerging, on by default), so that clients trust a renewed CA before it signs.
+	ca := secretData(t, "nginx-operator-apiserver-tls", "ca.crt")
+	var caBundle string
+	waitFor(t, 3*time.Minute, "both APIServices Available with cert-manager's CA injected", func() bool {
 		out := get(t, "get", "apiservice", "v1alpha2.operator.example.com", "v1alpha1.operator.example.com",
 			"-o", `jsonpath={range .items[*]}{.spec.caBundle} {.status.conditions[?(@.type=="Available")].status}{"\n"}{end}`)
-		return out == caBundle+" True\n"+caBundle+" True\n"
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		for _, line := range lines {
+			f := strings.Fields(line)
+			if len(f) != 2 || f[1] != "True" || !bundleHolds(t, f[0], ca) {
+				return false
+			}
+			caBundle = f[0]
+		}
+		return len(lines) == 2
 	})
-	t.Logf("etcd members restarted onto cert-manager's CA; APIServices Available with the injected caBundle %s after the restart",
-		framework.Describe(time.Since(restarted)))
+	t.Logf("etcd members restarted onto cert-manager's CA; APIServices Available with cert-manager's CA (serial %s) in a caBundle of %d certificates %s after the restart",
+		certSerial(t, ca), len(bundleCerts(t, caBundle)), framework.Describe(time.Since(restarted)))
+	etcdServing := secretSerial(t, "nginx-operator-etcd-server-tls")
 	for _, member := range readyPods(t, systemNS, etcdSelector) {
-		if served, want := etcdServedSerial(t, member), secretSerial(t, "nginx-operator-etcd-server-tls"); served != want {
-			t.Errorf("etcd member %s serves certificate %s, not the one in nginx-operator-etcd-server-tls (%s)", member, served, want)
+		if served := etcdServedSerial(t, member); served != etcdServing {
+			t.Errorf("etcd member %s serves certificate %q, not the one in nginx-operator-etcd-server-tls (%s)", member, served, etcdServing)
 		}
 	}
+	t.Logf("the etcd members serve cert-manager's certificate, serial %s, verified by its etcd CA", etcdServing)
 	if now := strings.Count(mustKubectl(t, "", "get", "nginxoperators", "-A", "-o", "name"), "\n"); now != objects {
 		t.Errorf("%d NginxOperators after the move to cert-manager, %d before", now, objects)
 	} else {
@@ -165,6 +178,36 @@ func renewCertificate(t *testing.T, name string) {
 		time.Now().UTC().Format(time.RFC3339))
 	mustKubectl(t, "", "patch", "certificate", "-n", systemNS, name, "--subresource=status", "--type=json",
 		"-p", `[{"op": "add", "path": "/status/conditions/-", "value": `+condition+`}]`)
+}
+
+// bundleHolds reports whether the base64 caBundle holds the PEM certificate ca.
+func bundleHolds(t *testing.T, caBundle string, ca []byte) bool {
+	t.Helper()
+	want := bundleCerts(t, base64.StdEncoding.EncodeToString(ca))
+	for _, cert := range bundleCerts(t, caBundle) {
+		if len(want) == 1 && cert.Equal(want[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// bundleCerts parses the certificates of a base64 PEM bundle.
+func bundleCerts(t *testing.T, caBundle string) []*x509.Certificate {
+	t.Helper()
+	data, err := base64.StdEncoding.DecodeString(caBundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var certs []*x509.Certificate
+	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		certs = append(certs, cert)
+	}
+	return certs
 }
 
 // secretSerial is the serial number of the certificate in a Secret's tls.crt.

@@ -18,8 +18,8 @@ limitations under the License.
 // serve for a moment: while a new leader is elected, a member restarts, or the quorum is
 // lost. The storage layer passes etcd's errors through, and the handlers answer them as
 // 500 InternalError, which no client retries (kube-apiserver does the same for its own
-// resources). Here they become 504 Timeout when the request may still take effect and
-// 503 ServiceUnavailable when it was not attempted.
+// resources). Here they become 504 Timeout when the request may still take effect, 503
+// ServiceUnavailable when etcd refused to start it, and 429 when etcd is behind.
 package etcderrors
 
 import (
@@ -41,16 +41,11 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// outcomeUnknown are etcd's answers to a request it accepted but did not finish: the
-// proposal may still be committed.
-var outcomeUnknown = []error{
-	rpctypes.ErrTimeout,
-	rpctypes.ErrTimeoutDueToLeaderFail,
-	rpctypes.ErrTimeoutDueToConnectionLost,
-	rpctypes.ErrTimeoutWaitAppliedIndex,
-	rpctypes.ErrLeaderChanged,
-	rpctypes.ErrStopped,
-}
+// notAttempted are etcd's refusals of a request it did not start: no leader, or a cluster
+// it judges unhealthy. Every other "unavailable" (a timeout, a leader change or a member
+// stopping mid-request, a connection lost) leaves the outcome unknown: the write may still
+// be committed.
+var notAttempted = []error{rpctypes.ErrNoLeader, rpctypes.ErrUnhealthy}
 
 // Translate returns the API error a client retries for an etcd error that means "not
 // now", and err itself for every other error.
@@ -73,10 +68,10 @@ func Translate(err error) error {
 		return err
 	}
 	switch {
-	case code == codes.Unavailable && isOneOf(err, outcomeUnknown):
-		return apierrors.NewTimeoutError(fmt.Sprintf("etcd did not finish the request (%s); it may still take effect", message), 0)
-	case code == codes.Unavailable:
+	case code == codes.Unavailable && isOneOf(err, notAttempted):
 		return apierrors.NewServiceUnavailable(fmt.Sprintf("etcd cannot serve requests now (%s)", message))
+	case code == codes.Unavailable:
+		return apierrors.NewTimeoutError(fmt.Sprintf("etcd did not finish the request (%s); it may still take effect", message), 0)
 	case errors.Is(err, rpctypes.ErrTooManyRequests):
 		return apierrors.NewTooManyRequests(fmt.Sprintf("etcd is behind on applying writes (%s)", message), 1)
 	}

@@ -52,7 +52,7 @@ func TestTranslate(t *testing.T) {
 		{"wrapped by the storage layer", fmt.Errorf("txn failed: %w", rpctypes.ErrTimeout), http.StatusGatewayTimeout, metav1.StatusReasonTimeout},
 		{"no leader: not attempted", rpctypes.ErrNoLeader, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable},
 		{"an unhealthy cluster", rpctypes.ErrUnhealthy, http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable},
-		{"no connection to any member", grpcstatus.Error(codes.Unavailable, "connection error: connection refused"), http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable},
+		{"a connection lost mid-request", grpcstatus.Error(codes.Unavailable, "error reading from server: EOF"), http.StatusGatewayTimeout, metav1.StatusReasonTimeout},
 		{"etcd behind on applying writes", rpctypes.ErrTooManyRequests, http.StatusTooManyRequests, metav1.StatusReasonTooManyRequests},
 	} {
 		t.Run(c.name, func(t *testing.T) {
