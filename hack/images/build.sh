@@ -9,8 +9,11 @@
 #   nginx           ${IMAGE_REGISTRY}/nginx-operator/nginx:<debian version>  the operand, ports 80 and 8080
 #                   and ${IMAGE_REGISTRY}/nginx-operator/nginx-unprivileged:<debian version>, the
 #                   same as user 101 on port 8080 (the stand-in for the default operand image)
+#   prometheus      ${IMAGE_REGISTRY}/nginx-operator/prometheus:<version>  the Prometheus and config
+#                   reloader `make tools` built, for the real-node test's Prometheus Operator step
+#                   (only when named)
 #
-# Usage: hack/images/build.sh [nginx-operator|pause|etcd|nginx ...]   (default: all four)
+# Usage: hack/images/build.sh [nginx-operator|pause|etcd|nginx|prometheus ...]   (default: the first four)
 #
 # Environment:
 #   IMAGE_REGISTRY  registry part of every reference (default: localhost)
@@ -43,11 +46,12 @@ REGISTRY="${IMAGE_REGISTRY:-localhost}"
 PAUSE_TAG="3.10"
 NGINX_DEBS=(nginx nginx-common libc6 libssl3 libpcre2-8-0 zlib1g libcrypt1)
 
-ALL_IMAGES=(nginx-operator pause etcd nginx)
+DEFAULT_IMAGES=(nginx-operator pause etcd nginx)
+KNOWN_IMAGES=("${DEFAULT_IMAGES[@]}" prometheus)
 IMAGES=("$@")
-((${#IMAGES[@]})) || IMAGES=("${ALL_IMAGES[@]}")
+((${#IMAGES[@]})) || IMAGES=("${DEFAULT_IMAGES[@]}")
 for name in "${IMAGES[@]}"; do
-  [[ " ${ALL_IMAGES[*]} " == *" ${name} "* ]] || { echo "unknown image '${name}'; known: ${ALL_IMAGES[*]}" >&2; exit 2; }
+  [[ " ${KNOWN_IMAGES[*]} " == *" ${name} "* ]] || { echo "unknown image '${name}'; known: ${KNOWN_IMAGES[*]}" >&2; exit 2; }
 done
 command -v buildah >/dev/null || { echo "buildah is required (Debian: apt-get install buildah)" >&2; exit 1; }
 
@@ -245,6 +249,27 @@ build_etcd() {
   mkdir -p "${context}/rootfs/etc"
   printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"${context}/rootfs/etc/hosts"
   stage_image etcd "${REGISTRY}/nginx-operator/etcd:${version}" "${context}" "${version}"
+}
+
+build_prometheus() {
+  local env_sh="${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh" PROMETHEUS_BIN="" PROMETHEUS_CONFIG_RELOADER_BIN=""
+  # shellcheck disable=SC1090
+  [[ -f "${env_sh}" ]] && source "${env_sh}"
+  if [[ ! -x "${PROMETHEUS_BIN}" || ! -x "${PROMETHEUS_CONFIG_RELOADER_BIN}" ]]; then
+    echo "the prometheus image needs the prometheus and prometheus-config-reloader that 'make tools' builds as root (not in ${env_sh})" >&2
+    exit 1
+  fi
+  local version context="${WORK}/prometheus"
+  version="$("${PROMETHEUS_BIN}" --version | sed -n 's/^prometheus, version \([^ ]*\) .*/\1/p')"
+  [[ -n "${version}" ]] || { echo "cannot tell the version of ${PROMETHEUS_BIN}" >&2; exit 1; }
+  rm -rf "${context}" && mkdir -p "${context}/rootfs/bin" "${context}/rootfs/tmp"
+  local bin
+  for bin in "${PROMETHEUS_BIN}" "${PROMETHEUS_CONFIG_RELOADER_BIN}"; do
+    [[ -z "$(elf_interpreter "${bin}")" ]] || { echo "${bin} is linked dynamically; the image has no libc" >&2; exit 1; }
+    cp "${bin}" "${context}/rootfs/bin/${bin##*/}"
+  done
+  chmod 1777 "${context}/rootfs/tmp"
+  stage_image prometheus "${REGISTRY}/nginx-operator/prometheus:${version}" "${context}" "${version}"
 }
 
 # shared_libraries <binary> <root> prints the loader and the shared libraries the binary

@@ -26,6 +26,10 @@ OLM_VERSION="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Version}}' github.com/ope
 # cert-manager's issuing controllers and CA injector, from the module hack/tools/cert-manager
 # pins (its own small main: cert-manager's command modules are not on the module proxy).
 CERT_MANAGER_VERSION="$(go -C "${TOOLS_DIR}/cert-manager" list -m -f '{{.Version}}' github.com/cert-manager/cert-manager)"
+# The Prometheus Operator with its config reloader, and the Prometheus server its go.mod
+# selects (inside the operator's supported range), from the module hack/tools/prometheus-operator pins.
+PROMETHEUS_OPERATOR_VERSION="$(go -C "${TOOLS_DIR}/prometheus-operator" list -m -f '{{.Version}}' github.com/prometheus-operator/prometheus-operator)"
+PROMETHEUS_VERSION="$(go -C "${TOOLS_DIR}/prometheus-operator" list -m -f '{{.Version}}' github.com/prometheus/prometheus)"
 WITH_NODE=false
 [[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
@@ -83,6 +87,7 @@ install() {
 COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
 OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}"
 # Keyed by our main and its dependencies too: they are ours, not the release's.
+PROMETHEUS_OPERATOR_DIR="${BIN_DIR}/prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-prometheus-${PROMETHEUS_VERSION}"
 CERT_MANAGER_DIR="${BIN_DIR}/cert-manager-${CERT_MANAGER_VERSION}-$(cat cert-manager/main.go cert-manager/go.sum | sha256sum | cut -c1-12)"
 METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
 if ${WITH_NODE}; then
@@ -105,6 +110,24 @@ if ${WITH_NODE}; then
     chmod -R u+w "${CERT_MANAGER_DIR}/crds.tmp" && rm "${CERT_MANAGER_DIR}/crds.tmp/README.md"
     mv "${CERT_MANAGER_DIR}/crds.tmp" "${CERT_MANAGER_DIR}/crds"
     echo "copied  ${CERT_MANAGER_DIR#"${BIN_DIR}/"}/crds"
+  fi
+  # The Prometheus Operator turns the prometheus overlay into a Prometheus pod on the real
+  # node. Prometheus' module versions v0.3XX.Y are its releases 3.XX.Y; the version
+  # stamps are what `prometheus --version` and the operator read.
+  prom_minor="${PROMETHEUS_VERSION#v0.3}"
+  prom_release="3.$((10#${prom_minor%%.*})).${prom_minor#*.}"
+  # Static, for the scratch image hack/images/build.sh makes of the server and the reloader.
+  CGO_ENABLED=0 build "${PROMETHEUS_OPERATOR_DIR}/operator" github.com/prometheus-operator/prometheus-operator/cmd/operator \
+    "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}" prometheus-operator
+  CGO_ENABLED=0 build "${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader \
+    "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}" prometheus-operator
+  CGO_ENABLED=0 build "${PROMETHEUS_OPERATOR_DIR}/prometheus" github.com/prometheus/prometheus/cmd/prometheus \
+    "-s -w -X github.com/prometheus/common/version.Version=${prom_release}" prometheus-operator
+  if [[ ! -d "${PROMETHEUS_OPERATOR_DIR}/crds" ]]; then
+    src="$(go -C "${TOOLS_DIR}/prometheus-operator" list -m -f '{{.Dir}}' github.com/prometheus-operator/prometheus-operator)"
+    rm -rf "${PROMETHEUS_OPERATOR_DIR}/crds.tmp" && cp -r "${src}/example/prometheus-operator-crd" "${PROMETHEUS_OPERATOR_DIR}/crds.tmp"
+    chmod -R u+w "${PROMETHEUS_OPERATOR_DIR}/crds.tmp" && mv "${PROMETHEUS_OPERATOR_DIR}/crds.tmp" "${PROMETHEUS_OPERATOR_DIR}/crds"
+    echo "copied  ${PROMETHEUS_OPERATOR_DIR#"${BIN_DIR}/"}/crds"
   fi
 fi
 install "${KWOK_DIR}" kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
@@ -141,5 +164,9 @@ OLM_BIN=${OLM_DIR}/olm
 OLM_CRDS_DIR=${OLM_DIR}/crds
 CERT_MANAGER_BIN=${CERT_MANAGER_DIR}/cert-manager
 CERT_MANAGER_CRDS_DIR=${CERT_MANAGER_DIR}/crds
+PROMETHEUS_OPERATOR_BIN=${PROMETHEUS_OPERATOR_DIR}/operator
+PROMETHEUS_CONFIG_RELOADER_BIN=${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader
+PROMETHEUS_BIN=${PROMETHEUS_OPERATOR_DIR}/prometheus
+PROMETHEUS_OPERATOR_CRDS_DIR=${PROMETHEUS_OPERATOR_DIR}/crds
 ENV
 mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"

@@ -45,6 +45,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"the etcd NetworkPolicy admits only the apiserver pods and etcd's peers", etcdNetworkPolicyAdmitsOnlyTheAPIServer},
 		{"the apiserver's and the controller's NetworkPolicies open only their serving ports", servingPortsOnly},
 		{"the controller's metrics need TLS and a token RBAC allows /metrics", controllerMetricsNeedAnAuthorizedToken},
+		{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) { prometheusOperatorScrapes(t, refs) }},
 		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
 		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 		{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},

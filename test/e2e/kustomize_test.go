@@ -34,16 +34,16 @@ import (
 
 // The CRDs the overlays' objects need, from the projects' own Go modules (fetched through
 // the module proxy into the module cache, so nothing of theirs is copied into this
-// repository). A version is pinned here, or, for a project the real-node test also runs,
-// in the go.mod of its module under hack/tools (version "").
+// repository), at the versions the tool modules under hack/tools pin for the real-node
+// test, which runs these projects.
 var overlayCRDs = []struct {
-	module, version, dir string
-	files                []string
+	module, pinnedIn, dir string
+	files                 []string
 }{
 	// deploy/crds holds plain controller-gen output; the Helm chart's copies are templates.
-	{"github.com/cert-manager/cert-manager", "", "deploy/crds",
+	{"github.com/cert-manager/cert-manager", "hack/tools/cert-manager", "deploy/crds",
 		[]string{"cert-manager.io_issuers.yaml", "cert-manager.io_certificates.yaml"}},
-	{"github.com/prometheus-operator/prometheus-operator", "v0.85.0", "example/prometheus-operator-crd",
+	{"github.com/prometheus-operator/prometheus-operator", "hack/tools/prometheus-operator", "example/prometheus-operator-crd",
 		[]string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"}},
 }
 
@@ -253,10 +253,7 @@ func installOverlayCRDs(t *testing.T) {
 	t.Helper()
 	var names []string
 	for _, crd := range overlayCRDs {
-		if crd.version == "" {
-			crd.version = toolModuleVersion(t, "hack/tools/cert-manager", crd.module)
-		}
-		dir := moduleDir(t, crd.module, crd.version)
+		dir := moduleDir(t, crd.module, toolModuleVersion(t, crd.pinnedIn, crd.module))
 		for _, file := range crd.files {
 			// Server-side: the Prometheus Operator's CRDs exceed the last-applied annotation's size.
 			out := mustKubectl(t, "", "apply", "--server-side", "--field-manager=e2e-kustomize", "-o", "name", "-f", filepath.Join(dir, crd.dir, file))
