@@ -36,20 +36,23 @@ func TestDeployOnRealNode(t *testing.T) {
 		}
 	})
 	refs := images(t)
-	steps := []struct {
-		name string
-		run  func(t *testing.T)
-	}{
+	steps := []step{
 		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
 		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
 		{"the etcd NetworkPolicy admits only the apiserver pods and etcd's peers", etcdNetworkPolicyAdmitsOnlyTheAPIServer},
 		{"the apiserver's and the controller's NetworkPolicies open only their serving ports", servingPortsOnly},
 		{"the controller's metrics need TLS and a token RBAC allows /metrics", controllerMetricsNeedAnAuthorizedToken},
-		{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) { prometheusOperatorScrapes(t, refs) }},
 		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
-		{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
-		{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},
-		{"an HPA on CPU from metrics-server scales an NginxOperator through /scale", autoscalesOnCPU},
+		// Two independent parts at once: both mostly wait (scrape and evaluation intervals,
+		// pods, metrics-server's resolution), and neither touches what the other checks.
+		{"the Prometheus Operator's Prometheus, beside NginxOperators as real pods", inParallel(
+			step{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) { prometheusOperatorScrapes(t, refs) }},
+			step{"NginxOperators as real pods", inSequence(
+				step{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
+				step{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},
+				step{"an HPA on CPU from metrics-server scales an NginxOperator through /scale", autoscalesOnCPU},
+			)},
+		)},
 		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
 		{"the PodDisruptionBudget keeps one apiserver", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
 		{"etcd runs three members with one leader", etcdRunsThreeMembers},
@@ -64,9 +67,35 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"OLM v0 installs the bundle over the same data, and deleting the CSV removes what it made", func(t *testing.T) { olmInstallsTheBundle(t, refs) }},
 		{"cert-manager issues every certificate over the same data and renews them under load", func(t *testing.T) { certManagerIssuesAndRenews(t, refs) }},
 	}
-	for _, step := range steps {
-		if !t.Run(step.name, step.run) {
-			t.Fatalf("step %q failed; the later steps need it", step.name)
+	inSequence(steps...)(t)
+}
+
+// step is one part of the walk through the deployment.
+type step struct {
+	name string
+	run  func(t *testing.T)
+}
+
+// inSequence runs steps one after another, stopping at the first that fails: each needs
+// the system the previous one left.
+func inSequence(steps ...step) func(t *testing.T) {
+	return func(t *testing.T) {
+		for _, s := range steps {
+			if !t.Run(s.name, s.run) {
+				t.Fatalf("step %q failed; the later steps need it", s.name)
+			}
+		}
+	}
+}
+
+// inParallel runs steps at the same time and returns when all are done.
+func inParallel(steps ...step) func(t *testing.T) {
+	return func(t *testing.T) {
+		for _, s := range steps {
+			t.Run(s.name, func(t *testing.T) {
+				t.Parallel()
+				s.run(t)
+			})
 		}
 	}
 }

@@ -67,8 +67,8 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("KUBECONFIG", stack.Kubeconfig())
-	op, err := framework.StartProcess(filepath.Join(stack.LocalDir, "logs", "prometheus-operator.log"), operatorBin,
+	op, err := framework.StartProcessWithEnv(filepath.Join(stack.LocalDir, "logs", "prometheus-operator.log"),
+		[]string{"KUBECONFIG=" + stack.Kubeconfig()}, operatorBin,
 		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--prometheus-config-reloader="+image)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +77,12 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 
 	start := time.Now()
 	mustKubectl(t, "", "apply", "-k", overlayWithImages(t, "artifacts/overlays/prometheus", refs))
+	// What the overlay adds to the base goes again afterwards; the base stays as it was.
+	t.Cleanup(func() {
+		for _, f := range componentResources(t, "prometheus") {
+			kubectl(t, "", "delete", "--ignore-not-found", "-f", f)
+		}
+	})
 	mustKubectl(t, "", "create", "namespace", monitoringNS)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", monitoringNS, "--timeout=3m") })
 	selectNS := `{"matchLabels": {"kubernetes.io/metadata.name": "` + systemNS + `"}}`
@@ -298,4 +304,25 @@ func prometheusRuleGroups(t *testing.T) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// componentResources returns the files of a component under artifacts/overlays/components.
+func componentResources(t *testing.T, name string) []string {
+	t.Helper()
+	dir := filepath.Join(stack.RepoRoot, "artifacts", "overlays", "components", name)
+	data, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k struct {
+		Resources []string `json:"resources"`
+	}
+	if err := yaml.Unmarshal(data, &k); err != nil || len(k.Resources) == 0 {
+		t.Fatalf("the resources of component %s: %v", name, err)
+	}
+	var files []string
+	for _, r := range k.Resources {
+		files = append(files, filepath.Join(dir, r))
+	}
+	return files
 }

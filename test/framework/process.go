@@ -39,17 +39,24 @@ type Process struct {
 // the process, and on Linux the kernel kills it when the test binary dies: a test killed
 // by -timeout runs no cleanups and must leave nothing holding ports.
 func StartProcess(logPath string, argv ...string) (*Process, error) {
-	return start(logPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, dieWithTheTest(), argv)
+	return start(logPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, dieWithTheTest(), nil, argv)
+}
+
+// StartProcessWithEnv is StartProcess with env (NAME=value) added to the test's
+// environment, for a tool configured only through its environment (KUBECONFIG) in a test
+// that runs in parallel, where t.Setenv is not allowed.
+func StartProcessWithEnv(logPath string, env []string, argv ...string) (*Process, error) {
+	return start(logPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, dieWithTheTest(), env, argv)
 }
 
 // StartDetached starts argv the way hack/local-up.sh starts a component: in a session of
 // its own, outliving the test binary, its output appended to logPath. It is for processes
 // that replace a component of a stack, which local-down.sh later stops through its PID file.
 func StartDetached(logPath string, argv ...string) (*Process, error) {
-	return start(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, &syscall.SysProcAttr{Setsid: true}, argv)
+	return start(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, &syscall.SysProcAttr{Setsid: true}, nil, argv)
 }
 
-func start(logPath string, flags int, attr *syscall.SysProcAttr, argv []string) (*Process, error) {
+func start(logPath string, flags int, attr *syscall.SysProcAttr, env, argv []string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("no command to start")
 	}
@@ -60,6 +67,9 @@ func start(logPath string, flags int, attr *syscall.SysProcAttr, argv []string) 
 	p := &Process{Name: filepath.Base(argv[0]), LogPath: logPath, cmd: exec.Command(argv[0], argv[1:]...), exited: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.SysProcAttr = attr
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	if err := p.cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
