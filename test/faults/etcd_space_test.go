@@ -225,13 +225,14 @@ func TestEtcdNoSpaceRecovery(t *testing.T) {
 	}
 	var refused error
 	var refusedAfter time.Duration
+	var refusedName, refusedValue string
 	updates := 0
 	for round := 0; refused == nil && round < 100; round++ {
 		for i := 0; i < objects; i++ {
 			name, value := fmt.Sprintf("full-%d", i), fill(i, round)
 			took, err := update(name, value)
 			if err != nil {
-				refused, refusedAfter = err, took
+				refused, refusedAfter, refusedName, refusedValue = err, took, name, value
 				break
 			}
 			acked[name] = value
@@ -297,8 +298,17 @@ func TestEtcdNoSpaceRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The write that raised the alarm may be in etcd all the same: etcd applies a
+	// transaction that goes over the quota and answers NOSPACE for it (its quota applier),
+	// unless its check before proposing refused it first. A 500 leaves the outcome open;
+	// only acknowledged values must be there.
 	for _, o := range list.Items {
-		if got := o.Annotations["example.com/fill"]; got != acked[o.Name] {
+		got := o.Annotations["example.com/fill"]
+		switch {
+		case got == acked[o.Name]:
+		case o.Name == refusedName && got == refusedValue:
+			t.Logf("%s holds the write that raised the alarm: etcd applied it and answered NOSPACE", o.Name)
+		default:
 			t.Errorf("%s holds %.20q…, the last acknowledged write was %.20q…", o.Name, got, acked[o.Name])
 		}
 	}
