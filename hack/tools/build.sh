@@ -86,8 +86,9 @@ install() {
 
 COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
 OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}"
+# Keyed by the service discovery Prometheus is built with (see below).
+PROMETHEUS_OPERATOR_DIR="${BIN_DIR}/prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-prometheus-${PROMETHEUS_VERSION}-kubernetes-sd"
 # Keyed by our main and its dependencies too: they are ours, not the release's.
-PROMETHEUS_OPERATOR_DIR="${BIN_DIR}/prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-prometheus-${PROMETHEUS_VERSION}"
 CERT_MANAGER_DIR="${BIN_DIR}/cert-manager-${CERT_MANAGER_VERSION}-$(cat cert-manager/main.go cert-manager/go.sum | sha256sum | cut -c1-12)"
 METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
 if ${WITH_NODE}; then
@@ -122,7 +123,7 @@ if ${WITH_NODE}; then
   CGO_ENABLED=0 build "${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader \
     "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}" prometheus-operator
   # Only the Kubernetes service discovery the operator's configuration uses: Prometheus' build
-  # tags leave out the cloud SDKs of the others, which would double its build time.
+  # tags leave out the other discoveries and the cloud SDKs they compile in.
   CGO_ENABLED=0 GOFLAGS=-tags=remove_all_sd,enable_kubernetes_sd build "${PROMETHEUS_OPERATOR_DIR}/prometheus" github.com/prometheus/prometheus/cmd/prometheus \
     "-s -w -X github.com/prometheus/common/version.Version=${prom_release}" prometheus-operator
   if [[ ! -d "${PROMETHEUS_OPERATOR_DIR}/crds" ]]; then

@@ -291,7 +291,7 @@ func mountedSerial(t *testing.T, pod, volume string) string {
 func storedNginxOperators(t *testing.T) int {
 	t.Helper()
 	out, err := etcdctl(t, readyPods(t, systemNS, etcdSelector)[0], "get", "/registry/operator.example.com/nginxoperators/",
-		"--prefix", "--count-only", "-w", "json")
+		"--prefix", "--keys-only", "--limit=1", "-w", "json") // count is the whole range's, whatever the limit
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func storedNginxOperators(t *testing.T) int {
 		Count int `json:"count"`
 	}
 	if err := json.Unmarshal([]byte(out), &answer); err != nil {
-		t.Fatalf("etcdctl get --count-only: %v: %s", err, out)
+		t.Fatalf("etcdctl get: %v: %s", err, out)
 	}
 	return answer.Count
 }
