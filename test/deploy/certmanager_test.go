@@ -290,7 +290,7 @@ func mountedSerial(t *testing.T, pod, volume string) string {
 // storedNginxOperators counts the NginxOperators in etcd, asking a member directly.
 func storedNginxOperators(t *testing.T) int {
 	t.Helper()
-	out, err := etcdctl(t, readyPods(t, systemNS, etcdSelector)[0], "get", "/registry/operator.example.com/nginxoperators/",
+	out, err := etcdctl(t, readyPods(t, systemNS, etcdSelector)[0], "get", "/registry/operator.example.com/operator.example.com/nginxoperators/",
 		"--prefix", "--keys-only", "--limit=1", "-w", "json") // count is the whole range's, whatever the limit
 	if err != nil {
 		t.Fatal(err)
