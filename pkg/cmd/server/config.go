@@ -57,6 +57,9 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err := o.Recommended.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
+	if delegated := serverConfig.Authorization.Authorizer; delegated != nil {
+		serverConfig.Authorization.Authorizer = apiserver.ResourceWideFirst(delegated)
+	}
 	if pki != nil {
 		file, err := apiserver.ApplyStandalone(serverConfig, pki, o.DataDir, o.Recommended.SecureServing.BindAddress, o.Recommended.SecureServing.BindPort)
 		if err != nil {
