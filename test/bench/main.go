@@ -156,6 +156,12 @@ func run(ctx context.Context, o *options) (err error) {
 	if err := createNamespaces(ctx, kubeAdmin, targets); err != nil {
 		return err
 	}
+	if err := issueBenchIdentity(stack.LocalDir); err != nil {
+		return err
+	}
+	if err := grantBenchIdentity(ctx, kubeAdmin, targets); err != nil {
+		return err
+	}
 
 	result := &Result{
 		Command: o.command, Started: started.UTC(), Machine: describeMachine(),

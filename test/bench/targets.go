@@ -99,7 +99,7 @@ var typedCodecs = func() serializer.CodecFactory {
 	return serializer.NewCodecFactory(scheme, serializer.WithSerializer(cbor.NewSerializerInfo))
 }()
 
-// restConfig is the admin's configuration for one target and format: only that format
+// restConfig is the benchmark user's configuration for one target and format: only that format
 // is accepted and sent, so a server that does not serve it answers 406/415 instead of
 // silently falling back to JSON. Compression is client-go's default (on) for every target:
 // kube-apiserver's aggregation proxy asks our apiserver for gzip whatever the client
@@ -108,15 +108,15 @@ var typedCodecs = func() serializer.CodecFactory {
 // aggregated; with gzip 62 vs 77 ms). The transport decompresses, so the body length is
 // still the encoding's own size.
 func (t *Target) restConfig(localDir string, f Format) *rest.Config {
-	pki := filepath.Join(localDir, "pki")
+	certFile, keyFile := benchIdentity(localDir)
 	gv := t.GV
 	cfg := &rest.Config{
 		Host:    t.Host,
 		APIPath: "/apis",
 		TLSClientConfig: rest.TLSClientConfig{
 			CAFile:   t.CAFile,
-			CertFile: filepath.Join(pki, "admin.crt"),
-			KeyFile:  filepath.Join(pki, "admin.key"),
+			CertFile: certFile,
+			KeyFile:  keyFile,
 		},
 		RateLimiter: flowcontrol.NewFakeAlwaysRateLimiter(),
 		Timeout:     2 * time.Minute,
