@@ -16,26 +16,35 @@ flock 9
 
 K8S_VERSION="$(go list -m -f '{{.Version}}' k8s.io/kubernetes)"
 ETCD_VERSION="$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)"
-KWOK_VERSION="v0.8.0"
-COREDNS_VERSION="v1.14.7"
-METRICS_SERVER_VERSION="v0.9.0"
+# The other projects' components are pinned once, in the module hack/tools/ecosystem: one
+# dependency graph for all of them, so the packages they share are compiled once.
+ECOSYSTEM_DIR="${TOOLS_DIR}/ecosystem"
+ecosystem_version() { go -C "${ECOSYSTEM_DIR}" list -m -f '{{.Version}}' "$1"; }
+# ecosystem_module_dir <module>: where the module's files are, downloading it if need be.
+ecosystem_module_dir() { go -C "${ECOSYSTEM_DIR}" mod download -json "$1" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'; }
+KWOK_VERSION="$(ecosystem_version sigs.k8s.io/kwok)"
+COREDNS_VERSION="$(ecosystem_version github.com/coredns/coredns)"
+METRICS_SERVER_VERSION="$(ecosystem_version sigs.k8s.io/metrics-server)"
 # Helm 3.21 is built on Kubernetes 1.36 libraries, as old as the test cluster (3.22 needs 1.37).
-HELM_VERSION="v3.21.4"
-# OLM v0's olm-operator, from the module hack/tools/olm pins (its Kubernetes libraries are 1.36's).
-OLM_VERSION="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Version}}' github.com/operator-framework/operator-lifecycle-manager)"
-# cert-manager's issuing controllers and CA injector, from the module hack/tools/cert-manager
-# pins (its own small main: cert-manager's command modules are not on the module proxy).
-CERT_MANAGER_VERSION="$(go -C "${TOOLS_DIR}/cert-manager" list -m -f '{{.Version}}' github.com/cert-manager/cert-manager)"
-# The Prometheus Operator with its config reloader, and the Prometheus server its go.mod
-# selects (inside the operator's supported range), from the module hack/tools/prometheus-operator pins.
-PROMETHEUS_OPERATOR_VERSION="$(go -C "${TOOLS_DIR}/prometheus-operator" list -m -f '{{.Version}}' github.com/prometheus-operator/prometheus-operator)"
-PROMETHEUS_VERSION="$(go -C "${TOOLS_DIR}/prometheus-operator" list -m -f '{{.Version}}' github.com/prometheus/prometheus)"
+HELM_VERSION="$(ecosystem_version helm.sh/helm/v3)"
+# OLM v0's olm-operator.
+OLM_VERSION="$(ecosystem_version github.com/operator-framework/operator-lifecycle-manager)"
+# cert-manager's issuing controllers and CA injector (a small main of ours: cert-manager's
+# command modules are not on the module proxy).
+CERT_MANAGER_VERSION="$(ecosystem_version github.com/cert-manager/cert-manager)"
+# The Prometheus Operator with its config reloader, and the Prometheus server inside the
+# operator's supported range.
+PROMETHEUS_OPERATOR_VERSION="$(ecosystem_version github.com/prometheus-operator/prometheus-operator)"
+PROMETHEUS_VERSION="$(ecosystem_version github.com/prometheus/prometheus)"
+# A binary is reused only if it was built against the same dependency versions: the
+# ecosystem tools' cache directories carry a digest of the module's go.sum (and, for
+# cert-manager, of our main).
+ECOSYSTEM_DIGEST="$(sha256sum <"${ECOSYSTEM_DIR}/go.sum" | cut -c1-12)"
 WITH_NODE=false
 [[ "${1:-}" == "--node" ]] && WITH_NODE=true
 
 K8S_DIR="${BIN_DIR}/kubernetes-${K8S_VERSION}"
 ETCD_DIR="${BIN_DIR}/etcd-${ETCD_VERSION}"
-KWOK_DIR="${BIN_DIR}/kwok-${KWOK_VERSION}"
 
 # Kubernetes stamps its version through ldflags; without them binaries report v0.0.0-master.
 minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
@@ -44,7 +53,7 @@ LDFLAGS+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/
 LDFLAGS+=" -X k8s.io/component-base/version.gitTreeState=clean"
 
 # build <output> <package> [ldflags] [module]: module is a directory under hack/tools with a
-# go.mod of its own, for a tool whose dependency graph must stay apart from this one's.
+# go.mod of its own (default: hack/tools itself, Kubernetes and etcd).
 build() {
   local out="$1" pkg="$2" ldflags="${3:-}" module="${4:-.}"
   if [[ -x "${out}" ]]; then
@@ -58,6 +67,13 @@ build() {
   echo "built   ${out#"${BIN_DIR}/"} in $((SECONDS - start))s"
 }
 
+# ecosystem <output> <package> [ldflags]: a command of hack/tools/ecosystem, static and with
+# one set of build settings for all of them (settings are part of what the build cache
+# shares).
+ecosystem() {
+  CGO_ENABLED=0 GOFLAGS="${GOFLAGS_ECOSYSTEM:-}" build "$1" "$2" "-s -w ${3:-}" ecosystem
+}
+
 build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
 # etcd's own clients at the same version, as the etcd images ship them: etcdctl for member
 # operations and snapshots, etcdutl for restores and offline checks.
@@ -69,74 +85,56 @@ for cmd in "${K8S_CMDS[@]}"; do
   build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
 done
 
-# install <dir> <binary> <module>@<version> [ldflags]: a tool with a dependency graph of its
-# own, installed from its module rather than built in this one.
-install() {
-  local dir="$1" bin="$2" pkg="$3" ldflags="-s -w ${4:-}"
-  if [[ -x "${dir}/${bin}" ]]; then
-    echo "cached  ${dir#"${BIN_DIR}/"}/${bin}"
-    return
-  fi
-  local start=${SECONDS}
-  rm -rf "${dir}.tmp" && mkdir -p "${dir}.tmp" "${dir}"
-  CGO_ENABLED=0 GOBIN="${dir}.tmp" GOFLAGS= go install -trimpath -ldflags "${ldflags}" "${pkg}"
-  mv "${dir}.tmp/${bin}" "${dir}/${bin}" && rmdir "${dir}.tmp"
-  echo "built   ${dir#"${BIN_DIR}/"}/${bin} in $((SECONDS - start))s"
-}
-
-COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}"
-OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}"
+COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}-${ECOSYSTEM_DIGEST}"
+OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}-${ECOSYSTEM_DIGEST}"
 # Keyed by the service discovery Prometheus is built with (see below).
-PROMETHEUS_OPERATOR_DIR="${BIN_DIR}/prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-prometheus-${PROMETHEUS_VERSION}-kubernetes-sd"
-# Keyed by our main and its dependencies too: they are ours, not the release's.
-CERT_MANAGER_DIR="${BIN_DIR}/cert-manager-${CERT_MANAGER_VERSION}-$(cat cert-manager/main.go cert-manager/go.sum | sha256sum | cut -c1-12)"
-METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}"
+PROMETHEUS_OPERATOR_DIR="${BIN_DIR}/prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}-prometheus-${PROMETHEUS_VERSION}-kubernetes-sd-${ECOSYSTEM_DIGEST}"
+CERT_MANAGER_DIR="${BIN_DIR}/cert-manager-${CERT_MANAGER_VERSION}-$(cat "${ECOSYSTEM_DIR}/cert-manager/main.go" "${ECOSYSTEM_DIR}/go.sum" | sha256sum | cut -c1-12)"
+METRICS_SERVER_DIR="${BIN_DIR}/metrics-server-${METRICS_SERVER_VERSION}-${ECOSYSTEM_DIGEST}"
+KWOK_DIR="${BIN_DIR}/kwok-${KWOK_VERSION}-${ECOSYSTEM_DIGEST}"
+HELM_DIR="${BIN_DIR}/helm-${HELM_VERSION}-${ECOSYSTEM_DIGEST}"
+# ecosystem_crds <dir> <module> <path in module> [file to drop]: copies a tool's CRDs from
+# the module version it is built from.
+ecosystem_crds() {
+  local dir="$1" module="$2" path="$3" drop="${4:-}"
+  [[ -d "${dir}/crds" ]] && return
+  local src
+  src="$(ecosystem_module_dir "${module}")"
+  rm -rf "${dir}/crds.tmp" && cp -r "${src}/${path}" "${dir}/crds.tmp"
+  chmod -R u+w "${dir}/crds.tmp"
+  [[ -z "${drop}" ]] || rm "${dir}/crds.tmp/${drop}"
+  mv "${dir}/crds.tmp" "${dir}/crds"
+  echo "copied  ${dir#"${BIN_DIR}/"}/crds"
+}
 if ${WITH_NODE}; then
-  install "${COREDNS_DIR}" coredns "github.com/coredns/coredns@${COREDNS_VERSION}"
+  ecosystem "${COREDNS_DIR}/coredns" github.com/coredns/coredns
   # metrics-server serves kubectl top and the HPAs on the real node.
-  install "${METRICS_SERVER_DIR}" metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"
-  # OLM installs the bundle on the real node (its CRDs are copied from the same module below).
-  build "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm "-s -w" olm
-  if [[ ! -d "${OLM_DIR}/crds" ]]; then
-    src="$(go -C "${TOOLS_DIR}/olm" list -m -f '{{.Dir}}' github.com/operator-framework/operator-lifecycle-manager)"
-    rm -rf "${OLM_DIR}/crds.tmp" && cp -r "${src}/deploy/chart/crds" "${OLM_DIR}/crds.tmp"
-    chmod -R u+w "${OLM_DIR}/crds.tmp" && mv "${OLM_DIR}/crds.tmp" "${OLM_DIR}/crds"
-    echo "copied  olm-${OLM_VERSION}/crds"
-  fi
+  ecosystem "${METRICS_SERVER_DIR}/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server
+  # OLM installs the bundle on the real node.
+  ecosystem "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+  ecosystem_crds "${OLM_DIR}" github.com/operator-framework/operator-lifecycle-manager deploy/chart/crds
   # cert-manager issues the cert-manager overlay's certificates on the real node.
-  build "${CERT_MANAGER_DIR}/cert-manager" . "-s -w" cert-manager
-  if [[ ! -d "${CERT_MANAGER_DIR}/crds" ]]; then
-    src="$(go -C "${TOOLS_DIR}/cert-manager" list -m -f '{{.Dir}}' github.com/cert-manager/cert-manager)"
-    rm -rf "${CERT_MANAGER_DIR}/crds.tmp" && cp -r "${src}/deploy/crds" "${CERT_MANAGER_DIR}/crds.tmp"
-    chmod -R u+w "${CERT_MANAGER_DIR}/crds.tmp" && rm "${CERT_MANAGER_DIR}/crds.tmp/README.md"
-    mv "${CERT_MANAGER_DIR}/crds.tmp" "${CERT_MANAGER_DIR}/crds"
-    echo "copied  ${CERT_MANAGER_DIR#"${BIN_DIR}/"}/crds"
-  fi
+  ecosystem "${CERT_MANAGER_DIR}/cert-manager" ./cert-manager
+  ecosystem_crds "${CERT_MANAGER_DIR}" github.com/cert-manager/cert-manager deploy/crds README.md
   # The Prometheus Operator turns the prometheus overlay into a Prometheus pod on the real
   # node. Prometheus' module versions v0.3XX.Y are its releases 3.XX.Y; the version
-  # stamps are what `prometheus --version` and the operator read.
+  # stamps are what `prometheus --version` and the operator read. All three are static, for
+  # the scratch image hack/images/build.sh makes of the server and the reloader.
   prom_minor="${PROMETHEUS_VERSION#v0.3}"
   prom_release="3.$((10#${prom_minor%%.*})).${prom_minor#*.}"
-  # Static, for the scratch image hack/images/build.sh makes of the server and the reloader.
-  CGO_ENABLED=0 build "${PROMETHEUS_OPERATOR_DIR}/operator" github.com/prometheus-operator/prometheus-operator/cmd/operator \
-    "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}" prometheus-operator
-  CGO_ENABLED=0 build "${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader \
-    "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}" prometheus-operator
+  ecosystem "${PROMETHEUS_OPERATOR_DIR}/operator" github.com/prometheus-operator/prometheus-operator/cmd/operator \
+    "-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}"
+  ecosystem "${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader \
+    "-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}"
   # Only the Kubernetes service discovery the operator's configuration uses: Prometheus' build
   # tags leave out the other discoveries and the cloud SDKs they compile in.
-  CGO_ENABLED=0 GOFLAGS=-tags=remove_all_sd,enable_kubernetes_sd build "${PROMETHEUS_OPERATOR_DIR}/prometheus" github.com/prometheus/prometheus/cmd/prometheus \
-    "-s -w -X github.com/prometheus/common/version.Version=${prom_release}" prometheus-operator
-  if [[ ! -d "${PROMETHEUS_OPERATOR_DIR}/crds" ]]; then
-    src="$(go -C "${TOOLS_DIR}/prometheus-operator" list -m -f '{{.Dir}}' github.com/prometheus-operator/prometheus-operator)"
-    rm -rf "${PROMETHEUS_OPERATOR_DIR}/crds.tmp" && cp -r "${src}/example/prometheus-operator-crd" "${PROMETHEUS_OPERATOR_DIR}/crds.tmp"
-    chmod -R u+w "${PROMETHEUS_OPERATOR_DIR}/crds.tmp" && mv "${PROMETHEUS_OPERATOR_DIR}/crds.tmp" "${PROMETHEUS_OPERATOR_DIR}/crds"
-    echo "copied  ${PROMETHEUS_OPERATOR_DIR#"${BIN_DIR}/"}/crds"
-  fi
+  GOFLAGS_ECOSYSTEM=-tags=remove_all_sd,enable_kubernetes_sd ecosystem "${PROMETHEUS_OPERATOR_DIR}/prometheus" github.com/prometheus/prometheus/cmd/prometheus \
+    "-X github.com/prometheus/common/version.Version=${prom_release}"
+  ecosystem_crds "${PROMETHEUS_OPERATOR_DIR}" github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd
 fi
-install "${KWOK_DIR}" kwok "sigs.k8s.io/kwok/cmd/kwok@${KWOK_VERSION}"
+ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
 # Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
-HELM_DIR="${BIN_DIR}/helm-${HELM_VERSION}"
-install "${HELM_DIR}" helm "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
+ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
 # The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
 # Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
 # made with fewer stages is completed.
@@ -144,12 +142,12 @@ KWOK_STAGES=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-
   pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
 for stage in "${KWOK_STAGES[@]}"; do
   [[ -f "${KWOK_DIR}/stages/${stage##*/}.yaml" ]] && continue
-  src="$(GOFLAGS= go mod download -json "sigs.k8s.io/kwok@${KWOK_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  src="$(ecosystem_module_dir sigs.k8s.io/kwok)"
   mkdir -p "${KWOK_DIR}/stages"
   cp "${src}/kustomize/stage/${stage}.yaml" "${KWOK_DIR}/stages/${stage##*/}.yaml.tmp"
   chmod u+w "${KWOK_DIR}/stages/${stage##*/}.yaml.tmp"
   mv "${KWOK_DIR}/stages/${stage##*/}.yaml.tmp" "${KWOK_DIR}/stages/${stage##*/}.yaml"
-  echo "copied  kwok-${KWOK_VERSION}/stages/${stage##*/}.yaml"
+  echo "copied  ${KWOK_DIR#"${BIN_DIR}/"}/stages/${stage##*/}.yaml"
 done
 
 # Consumers read this file to find the binaries; it is replaced whole, never rewritten in place.

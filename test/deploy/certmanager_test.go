@@ -41,7 +41,7 @@ var certManagerSecrets = []string{
 }
 
 // certManagerIssuesAndRenews runs cert-manager (its issuing controllers and CA injector,
-// built by make tools from hack/tools/cert-manager) and moves the installation the earlier
+// built by make tools from hack/tools/ecosystem/cert-manager) and moves the installation the earlier
 // steps left (etcd on its volumes, certificates from hack/deploy-certs.sh) to the
 // cert-manager overlay, as docs/operations.md says: every Certificate turns Ready, the
 // injector sets the APIServices' caBundle, etcd restarts onto cert-manager's CA, and the

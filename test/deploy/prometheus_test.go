@@ -50,7 +50,7 @@ const (
 )
 
 // prometheusOperatorScrapes runs the Prometheus Operator (built by make tools from
-// hack/tools/prometheus-operator) against the prometheus overlay applied over the
+// hack/tools/ecosystem) against the prometheus overlay applied over the
 // deployment: its ServiceMonitors and PrometheusRule become the operator's generated
 // configuration, and a Prometheus pod the operator makes from our image of the Prometheus
 // its go.mod selects loads exactly that configuration, scrapes every controller, apiserver

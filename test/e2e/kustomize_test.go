@@ -34,16 +34,16 @@ import (
 
 // The CRDs the overlays' objects need, from the projects' own Go modules (fetched through
 // the module proxy into the module cache, so nothing of theirs is copied into this
-// repository), at the versions the tool modules under hack/tools pin for the real-node
+// repository), at the versions hack/tools/ecosystem pins for the real-node
 // test, which runs these projects.
 var overlayCRDs = []struct {
 	module, pinnedIn, dir string
 	files                 []string
 }{
 	// deploy/crds holds plain controller-gen output; the Helm chart's copies are templates.
-	{"github.com/cert-manager/cert-manager", "hack/tools/cert-manager", "deploy/crds",
+	{"github.com/cert-manager/cert-manager", "hack/tools/ecosystem", "deploy/crds",
 		[]string{"cert-manager.io_issuers.yaml", "cert-manager.io_certificates.yaml"}},
-	{"github.com/prometheus-operator/prometheus-operator", "hack/tools/prometheus-operator", "example/prometheus-operator-crd",
+	{"github.com/prometheus-operator/prometheus-operator", "hack/tools/ecosystem", "example/prometheus-operator-crd",
 		[]string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"}},
 }
 
