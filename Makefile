@@ -8,9 +8,13 @@ LOCAL := .local
 
 all: build
 
+# Every build of the product (this, make up, the tests' and the images') and go vet use the
+# same settings, static and -trimpath, so that they share compiled packages.
+PRODUCT_BUILD := CGO_ENABLED=0 $(GO) build -trimpath
+
 build: ## Build bin/apiserver and bin/controller
-	$(GO) build -o $(BIN)/apiserver ./cmd/apiserver
-	$(GO) build -o $(BIN)/controller ./cmd/controller
+	$(PRODUCT_BUILD) -o $(BIN)/apiserver ./cmd/apiserver
+	$(PRODUCT_BUILD) -o $(BIN)/controller ./cmd/controller
 
 generate: ## Regenerate deepcopy, conversion, defaults, openapi, clients
 	./hack/update-codegen.sh
@@ -28,10 +32,10 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complai
 	./hack/verify-codegen.sh
 	./hack/verify-modules.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	@for m in $(MODULES); do echo "go vet ($$m)"; $(GO) -C $$m vet ./... || exit 1; done
+	@for m in $(MODULES); do echo "go vet ($$m)"; CGO_ENABLED=0 $(GO) -C $$m vet -trimpath ./... || exit 1; done
 
 # As root (the only way to run a real node) also kubelet, kube-proxy, CoreDNS and metrics-server.
-tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server, OLM's olm-operator and cert-manager
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server, OLM's olm-operator, cert-manager, the Prometheus Operator and Prometheus
 	./hack/tools/build.sh $(if $(filter 0,$(shell id -u)),--node)
 
 deps: ## Install the Debian packages the build and tests need (root), or name the missing ones and what skips without them

@@ -37,7 +37,7 @@ if [[ "${NODE}" == real ]]; then
   NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_UNPRIVILEGED_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}")
 else
   "${ROOT}/hack/tools/build.sh" >/dev/null
-  (cd "${ROOT}" && go build -o bin/apiserver ./cmd/apiserver && go build -o bin/controller ./cmd/controller)
+  make -C "${ROOT}" --no-print-directory build >/dev/null
 fi
 source "${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh"
 

@@ -25,13 +25,16 @@ import (
 // BuildProduct builds a command of the product (such as ./cmd/apiserver) into out from
 // the product module at repoRoot, with its own go.mod as shipped rather than with the
 // test module's dependency versions. ldflags may stamp a version, as a release build does.
+// The settings are the Makefile's (static, -trimpath), so the packages compiled for one
+// build serve the others and go vet.
 func BuildProduct(repoRoot, out, pkg string, ldflags ...string) error {
-	args := []string{"build", "-o", out}
+	args := []string{"build", "-trimpath", "-o", out}
 	for _, f := range ldflags {
 		args = append(args, "-ldflags", f)
 	}
 	build := exec.Command("go", append(args, pkg)...)
 	build.Dir = repoRoot
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building %s: %w", pkg, err)
