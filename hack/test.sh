@@ -1,49 +1,105 @@
 #!/usr/bin/env bash
-# make test: every suite of the three modules, in an order that keeps them from blurring each
-# other, then a summary with each step's result and time. Every step runs even when an
-# earlier one failed; the exit code is non-zero if any did.
-#   product   go test -race of the product's modules: cmd/ and pkg/, with the API types
-#             (pkg/apis) and generated clients (pkg/generated), which are modules of their own
-#   hack      the generators' and image builders' tests (module hack/)
-#   suites    integration, end-to-end (kwok stack) and, as root, the real-node deployment (module test/)
-#   faults    test/faults alone: it loads our apiserver on purpose and judges its health
-#             probes, which a concurrent control plane on the same cores would blur
-#   fuzz      every fuzz target for FUZZTIME (default 10s)
+# make test: every suite of the three modules in three lanes that run beside each other, then
+# a summary with each step's result and time. Every step runs even when an earlier one failed;
+# the exit code is non-zero if any did.
+#
+#   lane node   hack     the generators' and image builders' tests (module hack/): they build
+#                        the images, which the real-node suite then finds current
+#               deploy   the real-node deployment (test/deploy, root only): the longest
+#                        suite, mostly waiting for pods, etcd members and scrapes
+#   lane kwok   e2e      end-to-end on a private kwok stack (test/e2e)
+#               faults   test/faults: loads our apiserver on purpose and judges its health
+#                        probes, so it runs when only the real node is left beside it
+#   lane units  product  go test -race of the product's modules: cmd/ and pkg/, with the
+#                        API types (pkg/apis) and generated clients (pkg/generated)
+#               suites   the other packages of test/: integration, manifests, scripts, the
+#                        framework's and the benchmark's own tests
+#               fuzz     every fuzz target for FUZZTIME (default 10s)
+#
+# Unit tests run with the race detector. The suites drive servers that run as processes of
+# their own, so they run without it (their clients are all it would watch), static and with
+# -trimpath: the settings of go vet and of the product's builds, so that they share compiled
+# packages. Each lane's output is printed whole when the lane ends.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
-TEST_FLAGS=(-race -count=1)
+UNIT_FLAGS=(-race -count=1)
+SUITE_FLAGS=(-trimpath -count=1)
 
-names=() results=() times=()
-step() { # step <name> <command...>
+results="$(mktemp -d)"
+trap 'rm -rf "${results}"' EXIT
+
+step() { # step <name> <command...>: runs the command and records its result and time
   local name="$1" start=${SECONDS} rc=0
   shift
   echo "=== STEP ${name}: $*"
   "$@" || rc=$?
-  names+=("${name}") times+=($((SECONDS - start)))
-  if ((rc == 0)); then results+=(ok); else results+=("FAIL (exit ${rc})"); fi
+  echo "${rc} $((SECONDS - start))" >"${results}/${name}"
+  echo "=== STEP ${name}: exit ${rc} after $((SECONDS - start))s"
+}
+
+suite() { # suite <packages...>: go test of test/ packages with the suites' settings
+  CGO_ENABLED=0 "${GO}" -C test test "${SUITE_FLAGS[@]}" -timeout 40m "$@"
 }
 
 product_tests() { # every package of the three product modules, even when one fails
   local rc=0 module
   for module in . pkg/apis pkg/generated; do
-    "${GO}" -C "${module}" test "${TEST_FLAGS[@]}" -timeout 20m ./... || rc=1
+    "${GO}" -C "${module}" test "${UNIT_FLAGS[@]}" -timeout 20m ./... || rc=1
   done
   return "${rc}"
 }
-step product product_tests
-step hack "${GO}" -C hack test "${TEST_FLAGS[@]}" -timeout 20m ./...
-mapfile -t suites < <("${GO}" -C test list ./... | grep -v '/test/faults$')
-step suites "${GO}" -C test test "${TEST_FLAGS[@]}" -timeout 40m "${suites[@]}"
-step faults "${GO}" -C test test "${TEST_FLAGS[@]}" -timeout 20m ./faults/...
-step fuzz ./hack/fuzz.sh
+
+node_lane() {
+  step hack "${GO}" -C hack test "${UNIT_FLAGS[@]}" -timeout 20m ./...
+  step deploy suite ./deploy/...
+}
+
+kwok_lane() {
+  step e2e suite ./e2e/...
+  step faults suite ./faults/...
+}
+
+units_lane() {
+  step product product_tests
+  local others
+  mapfile -t others < <("${GO}" -C test list ./... | grep -Ev '/test/(deploy|e2e|faults)$')
+  step suites suite "${others[@]}"
+  step fuzz ./hack/fuzz.sh
+}
+
+lanes=(units kwok node)
+declare -A pids
+for lane in "${lanes[@]}"; do
+  "${lane}_lane" >"${results}/${lane}.log" 2>&1 &
+  pids[${lane}]=$!
+  echo "=== LANE ${lane} started"
+done
+# Print each lane's output as soon as it ends, so a failure shows without waiting for the rest.
+while ((${#pids[@]} > 0)); do
+  wait -n "${pids[@]}"
+  for lane in "${!pids[@]}"; do
+    if ! kill -0 "${pids[${lane}]}" 2>/dev/null; then
+      echo
+      echo "=== LANE ${lane} ended after ${SECONDS}s; its output:"
+      cat "${results}/${lane}.log"
+      unset "pids[${lane}]"
+    fi
+  done
+done
 
 echo
-echo "=== make test summary"
+echo "=== make test summary (lanes ${lanes[*]} side by side; each step's own time)"
 failed=0
-for i in "${!names[@]}"; do
-  printf '%-8s %-16s %5ds\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
-  [[ "${results[$i]}" == ok ]] || failed=1
+for name in product suites fuzz e2e faults hack deploy; do
+  rc="" took=0
+  [[ -r "${results}/${name}" ]] && read -r rc took <"${results}/${name}"
+  case "${rc}" in
+    0) result=ok ;;
+    "") result="FAIL (did not end)" failed=1 ;;
+    *) result="FAIL (exit ${rc})" failed=1 ;;
+  esac
+  printf '%-8s %-20s %5ds\n' "${name}" "${result}" "${took}"
 done
-printf '%-8s %-16s %5ds\n' total "$( ((failed)) && echo FAIL || echo ok)" "${SECONDS}"
+printf '%-8s %-20s %5ds\n' total "$( ((failed)) && echo FAIL || echo ok)" "${SECONDS}"
 exit "${failed}"
