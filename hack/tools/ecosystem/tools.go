@@ -1,3 +1,5 @@
+//go:build tools
+
 /*
 Copyright The nginx-operator Authors.
 
@@ -13,8 +15,6 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
-
-//go:build tools
 
 // Package tools pins the other projects' components the tests run, in one module so that
 // they build against one set of dependency versions: the packages they share (Kubernetes'
