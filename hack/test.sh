@@ -16,15 +16,12 @@
 #                        framework's and the benchmark's own tests
 #               fuzz     every fuzz target for FUZZTIME (default 10s)
 #
-# Unit tests run with the race detector. The suites drive servers that run as processes of
-# their own, so they run without it (their clients are all it would watch), static and with
-# -trimpath: the settings of go vet and of the product's builds, so that they share compiled
-# packages. Each lane's output is printed whole when the lane ends.
+# Every go test runs with the race detector. Each lane's output is printed whole when the
+# lane ends.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
-UNIT_FLAGS=(-race -count=1)
-SUITE_FLAGS=(-trimpath -count=1)
+TEST_FLAGS=(-race -count=1)
 
 results="$(mktemp -d)"
 trap 'rm -rf "${results}"' EXIT
@@ -38,20 +35,20 @@ step() { # step <name> <command...>: runs the command and records its result and
   echo "=== STEP ${name}: exit ${rc} after $((SECONDS - start))s"
 }
 
-suite() { # suite <packages...>: go test of test/ packages with the suites' settings
-  CGO_ENABLED=0 "${GO}" -C test test "${SUITE_FLAGS[@]}" -timeout 40m "$@"
+suite() { # suite <packages...>: go test of packages of the module test/
+  "${GO}" -C test test "${TEST_FLAGS[@]}" -timeout 40m "$@"
 }
 
 product_tests() { # every package of the three product modules, even when one fails
   local rc=0 module
   for module in . pkg/apis pkg/generated; do
-    "${GO}" -C "${module}" test "${UNIT_FLAGS[@]}" -timeout 20m ./... || rc=1
+    "${GO}" -C "${module}" test "${TEST_FLAGS[@]}" -timeout 20m ./... || rc=1
   done
   return "${rc}"
 }
 
 node_lane() {
-  step hack "${GO}" -C hack test "${UNIT_FLAGS[@]}" -timeout 20m ./...
+  step hack "${GO}" -C hack test "${TEST_FLAGS[@]}" -timeout 20m ./...
   step deploy suite ./deploy/...
 }
 
