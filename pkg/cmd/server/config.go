@@ -57,7 +57,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err := o.Recommended.ApplyTo(serverConfig); err != nil {
 		return nil, err
 	}
-	if delegated := serverConfig.Authorization.Authorizer; delegated != nil {
+	if delegated := serverConfig.Authorization.Authorizer; delegated != nil && o.ResourceWideAuthorization {
 		serverConfig.Authorization.Authorizer = apiserver.ResourceWideFirst(delegated)
 	}
 	if pki != nil {

@@ -52,6 +52,9 @@ type Options struct {
 	DataDir string
 	// PrintVersion prints the version and quits.
 	PrintVersion bool
+	// ResourceWideAuthorization answers a request for a named object from an allow for its
+	// verb on every object of the resource (apiserver.ResourceWideFirst).
+	ResourceWideAuthorization bool
 
 	Out io.Writer
 }
@@ -70,10 +73,11 @@ func NewOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegist
 func newOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegistry, binary *utilversion.Version) *Options {
 	registerComponents(registry, binary)
 	o := &Options{
-		ServerRun:                genericoptions.NewServerRunOptionsForComponent(version.ComponentName, registry),
-		Recommended:              genericoptions.NewRecommendedOptions(etcdPathPrefix, apiserver.Codecs.LegacyCodec(v1alpha2.SchemeGroupVersion)),
-		ComponentGlobalsRegistry: registry,
-		Out:                      out,
+		ServerRun:                 genericoptions.NewServerRunOptionsForComponent(version.ComponentName, registry),
+		Recommended:               genericoptions.NewRecommendedOptions(etcdPathPrefix, apiserver.Codecs.LegacyCodec(v1alpha2.SchemeGroupVersion)),
+		ComponentGlobalsRegistry:  registry,
+		ResourceWideAuthorization: true,
+		Out:                       out,
 	}
 	o.Recommended.Etcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(v1alpha2.SchemeGroupVersion, schema.GroupKind{Group: v1alpha2.GroupName})
 	o.Recommended.Etcd.DefaultStorageMediaType = apiserver.DefaultStorageMediaType
@@ -101,4 +105,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Serve without a kube-apiserver: create a CA, a serving certificate and an admin kubeconfig under --data-dir, "+
 		"accept client certificates from that CA only and authorize only the group system:masters. Requires --data-dir.")
 	fs.BoolVar(&o.PrintVersion, "version", o.PrintVersion, "Print the nginx-operator version and quit.")
+	fs.BoolVar(&o.ResourceWideAuthorization, "authorization-resource-wide-first", o.ResourceWideAuthorization, ""+
+		"For a request about a named object, first ask the delegated authorizer about the same verb on every object of the "+
+		"resource, and let an allow for that answer the request: one cached SubjectAccessReview then serves every name. "+
+		"Grants for named objects only still work through the exact question. Turn it off if an authorization webhook of "+
+		"the cluster denies particular names that its other authorizers allow for the whole resource.")
 }

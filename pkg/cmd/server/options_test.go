@@ -139,3 +139,23 @@ func TestStandaloneSwitchesOffDelegation(t *testing.T) {
 		t.Errorf("standalone options still delegate: %+v", r)
 	}
 }
+
+// The resource-wide authorization question is on by default and can be turned off for a
+// cluster whose authorization webhook denies particular names.
+func TestResourceWideAuthorizationFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"--authorization-resource-wide-first=false"}, false},
+	} {
+		o, err := parse(t, builtVersion(t), append([]string{"--etcd-servers=http://127.0.0.1:2379"}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.ResourceWideAuthorization != tc.want {
+			t.Errorf("%v: ResourceWideAuthorization = %v, want %v", tc.args, o.ResourceWideAuthorization, tc.want)
+		}
+	}
+}
