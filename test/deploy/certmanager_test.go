@@ -51,8 +51,8 @@ var certManagerSecrets = []string{
 func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
 	bin, crds := framework.ToolBinary(t, "CERT_MANAGER_BIN"), framework.ToolBinary(t, "CERT_MANAGER_CRDS_DIR")
 	mustKubectl(t, "", "apply", "--server-side", "-f", crds)
-	mustKubectl(t, "", "wait", "--for=condition=Established", "--timeout=1m", "crd",
-		"certificates.cert-manager.io", "certificaterequests.cert-manager.io", "issuers.cert-manager.io")
+	kc.WaitEstablished(t, time.Minute, "crd/certificates.cert-manager.io",
+		"crd/certificaterequests.cert-manager.io", "crd/issuers.cert-manager.io")
 	t.Setenv("KUBECONFIG", stack.Kubeconfig())
 	cm, err := framework.StartProcess(filepath.Join(stack.LocalDir, "logs", "cert-manager.log"), bin)
 	if err != nil {

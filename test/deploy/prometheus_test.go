@@ -61,8 +61,8 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	image, version := importPrometheusImage(t)
 	// Server-side: the CRDs exceed the last-applied annotation's size.
 	mustKubectl(t, "", "apply", "--server-side", "-f", crds)
-	mustKubectl(t, "", "wait", "--for=condition=Established", "--timeout=1m", "crd",
-		"prometheuses.monitoring.coreos.com", "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com")
+	kc.WaitEstablished(t, time.Minute, "crd/prometheuses.monitoring.coreos.com",
+		"crd/servicemonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com")
 	port, err := framework.FreePort()
 	if err != nil {
 		t.Fatal(err)

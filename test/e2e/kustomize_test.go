@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -265,7 +266,7 @@ func installOverlayCRDs(t *testing.T) {
 			t.Errorf("deleting the CRDs: %v: %s", err, errOut)
 		}
 	})
-	mustKubectl(t, "", append([]string{"wait", "--for=condition=Established", "--timeout=60s"}, names...)...)
+	kc.WaitEstablished(t, time.Minute, names...)
 }
 
 // moduleDir returns the module's directory in the module cache, downloading it through

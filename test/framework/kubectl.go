@@ -84,6 +84,23 @@ func (k Kubectl) Get(t testing.TB, args ...string) string {
 	return out
 }
 
+// WaitEstablished waits until every CustomResourceDefinition in refs (kind/name, as
+// `kubectl get -o name` prints them) has condition Established=True. It polls instead of
+// using `kubectl wait --for=condition=Established`, which fails at once, rather than
+// waiting, when it reads a CRD the apiextensions controller has not given conditions yet.
+func (k Kubectl) WaitEstablished(t testing.TB, timeout time.Duration, refs ...string) time.Duration {
+	t.Helper()
+	return WaitFor(t, timeout, "CRDs established: "+strings.Join(refs, ", "), func() bool {
+		for _, ref := range refs {
+			status := k.Get(t, "get", ref, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+			if strings.TrimSpace(status) != "True" {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // WaitFor polls done until it is true and returns how long that took; it fails the
 // test after timeout. Timeouts bound what never happens; they are not a measure.
 func WaitFor(t testing.TB, timeout time.Duration, what string, done func() bool) time.Duration {
