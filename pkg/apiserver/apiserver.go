@@ -18,6 +18,7 @@ package apiserver
 
 import (
 	"fmt"
+	"net/http"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -58,8 +59,22 @@ func (c *Config) Complete() CompletedConfig {
 	if c.GenericConfig.FlowControl == nil {
 		c.GenericConfig.LongRunningFunc = exemptHealthFromInFlightLimit(c.GenericConfig.LongRunningFunc)
 	}
-	c.GenericConfig.BuildHandlerChainFunc = withReleaseNamedDeprecations(c.GenericConfig.BuildHandlerChainFunc, releaseNamedDeprecations(Scheme, operator.GroupName))
+	renames := releaseNamedDeprecations(Scheme, operator.GroupName)
+	c.GenericConfig.BuildHandlerChainFunc = withInnermost(c.GenericConfig.BuildHandlerChainFunc, func(api http.Handler) http.Handler {
+		return renameWarnings(withListWriteBuffer(api), renames)
+	})
 	return CompletedConfig{generic: c.GenericConfig.Complete()}
+}
+
+// withInnermost runs wrap's filters inside the generic chain, where the request already
+// carries its request info and warning recorder.
+func withInnermost(build func(http.Handler, *genericapiserver.Config) http.Handler, wrap func(http.Handler) http.Handler) func(http.Handler, *genericapiserver.Config) http.Handler {
+	if build == nil {
+		build = genericapiserver.DefaultBuildHandlerChain
+	}
+	return func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
+		return build(wrap(apiHandler), c)
+	}
 }
 
 // New builds the server and installs the operator.example.com group in every version

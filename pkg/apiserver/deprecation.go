@@ -23,7 +23,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/endpoints/deprecation"
-	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/warning"
 
 	"github.com/example/nginx-operator/pkg/version"
@@ -51,17 +50,6 @@ func releaseNamedDeprecations(scheme *runtime.Scheme, group string) map[string]s
 		renames[generic] = strings.Replace(generic, " is deprecated in v", " is deprecated in "+version.ComponentName+" v", 1)
 	}
 	return renames
-}
-
-// withReleaseNamedDeprecations puts renameWarnings innermost in the handler chain,
-// where the request already carries the chain's warning recorder.
-func withReleaseNamedDeprecations(build func(http.Handler, *genericapiserver.Config) http.Handler, renames map[string]string) func(http.Handler, *genericapiserver.Config) http.Handler {
-	if build == nil {
-		build = genericapiserver.DefaultBuildHandlerChain
-	}
-	return func(apiHandler http.Handler, c *genericapiserver.Config) http.Handler {
-		return build(renameWarnings(apiHandler, renames), c)
-	}
 }
 
 // renameWarnings replaces warnings found in renames on their way to the response.

@@ -38,6 +38,8 @@ type Client struct {
 	Target  *Target
 	Format  Format
 	workers []*rest.RESTClient
+	// plain asks for no compression: a client that reads a list as the server writes it.
+	plain *rest.RESTClient
 	// NotServed says why the format is not measured for this target ("" when served).
 	NotServed string
 }
@@ -58,6 +60,12 @@ func newClient(localDir string, t *Target, f Format, workers int) (*Client, erro
 			return nil, err
 		}
 		c.workers = append(c.workers, rc)
+	}
+	plainCfg := rest.CopyConfig(cfg)
+	plainCfg.DisableCompression = true
+	var err error
+	if c.plain, err = newRESTClient(plainCfg); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -98,7 +106,16 @@ type listPage struct {
 }
 
 func (c *Client) list(ctx context.Context, w int, opts metav1.ListOptions) (listPage, error) {
-	res := c.request(w, http.MethodGet).SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).Do(ctx)
+	return c.listWith(ctx, c.request(w, http.MethodGet), opts)
+}
+
+// listPlain lists without asking for gzip.
+func (c *Client) listPlain(ctx context.Context, opts metav1.ListOptions) (listPage, error) {
+	return c.listWith(ctx, c.plain.Get().Namespace(c.Target.Namespace).Resource(c.Target.Resource), opts)
+}
+
+func (c *Client) listWith(ctx context.Context, req *rest.Request, opts metav1.ListOptions) (listPage, error) {
+	res := req.SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).Do(ctx)
 	raw, err := res.Raw()
 	if err != nil {
 		return listPage{}, err

@@ -284,10 +284,13 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 			}
 			result.Profiles = append(result.Profiles, *summary)
 		}
-		if err := b.gets(ctx, size); err != nil {
+		if err := profile(size, "get", func() error { return b.gets(ctx, size) }); err != nil {
 			return err
 		}
 		if err := profile(size, "list", func() error { return b.lists(ctx, size) }); err != nil {
+			return err
+		}
+		if err := b.plainLists(ctx, size); err != nil {
 			return err
 		}
 		if err := b.paginate(ctx, size); err != nil {

@@ -45,13 +45,14 @@ func writeReport(dir string, r *Result) error {
 }
 
 var opTitles = map[string]string{
-	opCreate:   "Create (concurrent clients)",
-	opGet:      "Get (concurrent clients)",
-	opList:     "List all (one at a time)",
-	opPaginate: "Paginated list of the whole collection",
-	opUpdate:   "Update (concurrent clients)",
-	opWatch:    "Watch delivery (write → event seen by a watcher)",
-	opDelete:   "Delete (concurrent clients)",
+	opCreate:    "Create (concurrent clients)",
+	opGet:       "Get (concurrent clients)",
+	opList:      "List all (one at a time)",
+	opListPlain: "List all without gzip (one at a time)",
+	opPaginate:  "Paginated list of the whole collection",
+	opUpdate:    "Update (concurrent clients)",
+	opWatch:     "Watch delivery (write → event seen by a watcher)",
+	opDelete:    "Delete (concurrent clients)",
 }
 
 var targetOrder = map[string]int{"crd": 0, "aggregated": 1, "direct": 2}
@@ -106,7 +107,7 @@ func renderMarkdown(r *Result) string {
 
 	for _, size := range r.Settings.Sizes {
 		w("## %d objects per target\n\n", size)
-		for _, op := range []string{opCreate, opGet, opList, opPaginate, opUpdate, opWatch} {
+		for _, op := range []string{opCreate, opGet, opList, opListPlain, opPaginate, opUpdate, opWatch} {
 			renderOp(&b, r, op, size)
 		}
 	}

@@ -66,13 +66,15 @@ type TargetInfo struct {
 
 // Operations measured.
 const (
-	opCreate   = "create"
-	opGet      = "get"
-	opList     = "list"
-	opPaginate = "paginated-list"
-	opUpdate   = "update"
-	opWatch    = "watch"
-	opDelete   = "delete"
+	opCreate = "create"
+	opGet    = "get"
+	opList   = "list"
+	// opListPlain is opList by a client that does not ask for gzip.
+	opListPlain = "list-no-gzip"
+	opPaginate  = "paginated-list"
+	opUpdate    = "update"
+	opWatch     = "watch"
+	opDelete    = "delete"
 )
 
 // OpResult is one operation at one size against one target in one format. Every

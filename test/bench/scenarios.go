@@ -262,13 +262,24 @@ func (b *Bench) gets(ctx context.Context, size int) error {
 // lists reads the whole collection in one call, one list at a time (a list's own
 // latency, not a queue's).
 func (b *Bench) lists(ctx context.Context, size int) error {
-	return b.eachRound(ctx, opList, size, func(r int, c *Client) (round, error) {
+	return b.listAll(ctx, opList, size, func(c *Client) (listPage, error) { return c.list(ctx, 0, metav1.ListOptions{}) })
+}
+
+// plainLists is lists by a client that does not ask for gzip: the server's own writes
+// reach it unchanged, however it cuts them. (Through the aggregator, kube-apiserver's
+// proxy still asks our apiserver for gzip and decompresses.)
+func (b *Bench) plainLists(ctx context.Context, size int) error {
+	return b.listAll(ctx, opListPlain, size, func(c *Client) (listPage, error) { return c.listPlain(ctx, metav1.ListOptions{}) })
+}
+
+func (b *Bench) listAll(ctx context.Context, op string, size int, list func(c *Client) (listPage, error)) error {
+	return b.eachRound(ctx, op, size, func(r int, c *Client) (round, error) {
 		res := round{bytes: math.NaN()}
 		for range b.cfg.ListsPerRound {
 			var page listPage
 			d, err := timed(func() error {
 				var err error
-				page, err = c.list(ctx, 0, metav1.ListOptions{})
+				page, err = list(c)
 				return err
 			})
 			if err != nil {

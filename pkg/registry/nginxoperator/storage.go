@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/registry/compact"
 )
 
 // Storage bundles the main resource with its subresources.
@@ -53,6 +54,9 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*
 
 		TableConvertor: tableConvertor{},
 	}
+	// What the watch cache keeps is compacted as it is decoded: equal strings and
+	// managed-fields sets of different objects share one copy.
+	optsGetter = compact.RESTOptionsGetter(optsGetter, compactNginxOperator)
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, err
 	}
