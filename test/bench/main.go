@@ -44,7 +44,7 @@ type options struct {
 	gets, lists, updates, watchUpdates      int
 	pageLimit                               int64
 	cbor, convergence                       bool
-	convergenceN                            int
+	convergenceN, smallSize                 int
 	steadyState                             time.Duration
 }
 
@@ -64,6 +64,7 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.watchUpdates, "watch-updates", 250, "writes timed to their watch event per round")
 	flag.Int64Var(&o.pageLimit, "page-limit", 500, "page size of the paginated list")
 	flag.BoolVar(&o.cbor, "cbor", true, "start both servers with --feature-gates=CBORServingAndStorage=true and measure CBOR")
+	flag.IntVar(&o.smallSize, "small-objects", 5000, "after the sizes, measure every operation again at this size with small objects (image, replicas, one port); 0 skips it")
 	flag.BoolVar(&o.convergence, "convergence", true, "measure controller convergence after the API scenarios")
 	flag.IntVar(&o.convergenceN, "convergence-n", 1000, "NginxOperators the convergence run creates")
 	flag.DurationVar(&o.steadyState, "steady-state", 60*time.Second, "how long the convergence run counts writes after convergence")
@@ -172,31 +173,21 @@ func run(ctx context.Context, o *options) (err error) {
 	}
 	result.Versions["go (benchmark client)"] = result.Machine.GoVersion
 
-	b := &Bench{cfg: result.Settings, targets: targets, clients: map[string][]*Client{}, logf: logf,
-		stored: map[string]int{}, accs: map[string]*acc{}}
-	for _, t := range targets {
-		info := TargetInfo{Name: t.Name, Title: t.Title, Path: fmt.Sprintf("%s/apis/%s/namespaces/%s/%s", t.Host, t.GV, t.Namespace, t.Resource), Formats: map[string]string{}}
-		for _, f := range allFormats {
-			if f.Name == "cbor" && !o.cbor {
-				continue
-			}
-			c, err := newClient(stack.LocalDir, t, f, o.clients)
-			if err != nil {
-				return err
-			}
-			if err := c.probe(ctx); err != nil {
-				return err
-			}
-			if c.NotServed != "" {
-				info.Formats[f.Name] = "not served: " + c.NotServed
-				logf("%-28s not served: %s", c.Key(), c.NotServed)
-				continue
-			}
-			info.Formats[f.Name] = "served"
-			b.clients[t.Name] = append(b.clients[t.Name], c)
-			logf("%-28s served", c.Key())
+	b := &Bench{cfg: result.Settings, targets: targets, logf: logf, stored: map[string]int{}, accs: map[string]*acc{}}
+	if b.clients, result.Targets, err = connect(ctx, stack.LocalDir, targets, o, logf); err != nil {
+		return err
+	}
+	// The same three targets in namespaces of their own, for the small-object pass.
+	var small *Bench
+	if o.smallSize > 0 {
+		smallTargets := withSmallObjects(targets)
+		if err := createNamespaces(ctx, kubeAdmin, smallTargets); err != nil {
+			return err
 		}
-		result.Targets = append(result.Targets, info)
+		small = &Bench{cfg: result.Settings, targets: smallTargets, logf: logf, stored: map[string]int{}, accs: map[string]*acc{}}
+		if small.clients, _, err = connect(ctx, stack.LocalDir, smallTargets, o, logf); err != nil {
+			return err
+		}
 	}
 
 	heapOf := map[string]heapSource{}
@@ -222,6 +213,14 @@ func run(ctx context.Context, o *options) (err error) {
 		return err
 	}
 	result.Ops = b.results(map[string]bool{opCreate: true, opDelete: true, opPaginate: true})
+	result.AuthzReviews = b.reviews
+	if small != nil {
+		small.resources = b.resources
+		if err := small.runSmall(ctx, o.smallSize); err != nil {
+			return err
+		}
+		result.SmallObjects = &SmallObjects{Size: o.smallSize, Ops: small.results(map[string]bool{opCreate: true, opDelete: true, opPaginate: true})}
+	}
 
 	if o.convergence {
 		rate := bestRate(result, opCreate, o.sizes[len(o.sizes)-1], "aggregated")
@@ -244,6 +243,50 @@ func run(ctx context.Context, o *options) (err error) {
 	}
 	logf("wrote %s/benchmarks.md, benchmarks.json and benchmarks.svg", o.out)
 	return nil
+}
+
+// connect makes a client for every target and format and probes it; formats a target
+// does not serve are recorded, not measured.
+func connect(ctx context.Context, localDir string, targets []*Target, o *options, logf func(string, ...any)) (map[string][]*Client, []TargetInfo, error) {
+	clients := map[string][]*Client{}
+	var infos []TargetInfo
+	for _, t := range targets {
+		info := TargetInfo{Name: t.Name, Title: t.Title, Path: fmt.Sprintf("%s/apis/%s/namespaces/%s/%s", t.Host, t.GV, t.Namespace, t.Resource), Formats: map[string]string{}}
+		for _, f := range allFormats {
+			if f.Name == "cbor" && !o.cbor {
+				continue
+			}
+			c, err := newClient(localDir, t, f, o.clients)
+			if err != nil {
+				return nil, nil, err
+			}
+			if err := c.probe(ctx); err != nil {
+				return nil, nil, err
+			}
+			if c.NotServed != "" {
+				info.Formats[f.Name] = "not served: " + c.NotServed
+				logf("%-28s not served: %s", c.Key(), c.NotServed)
+				continue
+			}
+			info.Formats[f.Name] = "served"
+			clients[t.Name] = append(clients[t.Name], c)
+			logf("%-28s served", c.Key())
+		}
+		infos = append(infos, info)
+	}
+	return clients, infos, nil
+}
+
+// runSmall measures every operation once more, at one size, with small objects.
+func (b *Bench) runSmall(ctx context.Context, size int) error {
+	b.logf("small objects: growing every target to %d", size)
+	for _, phase := range []func(context.Context, int) error{b.grow, b.gets, b.lists, b.plainLists, b.paginate, b.updates, b.watches} {
+		if err := phase(ctx, size); err != nil {
+			return err
+		}
+	}
+	b.logf("small objects: deleting everything")
+	return b.shrink(ctx, size)
 }
 
 // runScenarios grows every target to each size in turn and measures every operation
@@ -290,7 +333,7 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 		if err := profile(size, "list", func() error { return b.lists(ctx, size) }); err != nil {
 			return err
 		}
-		if err := b.plainLists(ctx, size); err != nil {
+		if err := profile(size, "list-no-gzip", func() error { return b.plainLists(ctx, size) }); err != nil {
 			return err
 		}
 		if err := b.paginate(ctx, size); err != nil {

@@ -38,3 +38,12 @@ func benchSpec(replicas *int32) v1alpha2.NginxOperatorSpec {
 		Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
 	}
 }
+
+// smallSpec is the smallest useful spec: image, replicas and one port.
+func smallSpec(replicas *int32) v1alpha2.NginxOperatorSpec {
+	return v1alpha2.NginxOperatorSpec{
+		Image:    "nginx:1.27.4",
+		Replicas: replicas,
+		Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+	}
+}

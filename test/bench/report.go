@@ -112,6 +112,14 @@ func renderMarkdown(r *Result) string {
 		}
 	}
 	renderOp(&b, r, opDelete, r.Settings.Sizes[len(r.Settings.Sizes)-1])
+	if v := r.smallView(); v != nil {
+		size := v.Settings.Sizes[0]
+		w("## Small objects: %d per target\n\n", size)
+		w("Every operation once more, after the sizes above were deleted, with objects of only an image, a replica count and one port, in namespaces of their own (`<target namespace>-small`).\n\n")
+		for _, op := range []string{opCreate, opGet, opList, opListPlain, opPaginate, opUpdate, opWatch, opDelete} {
+			renderOp(&b, v, op, size)
+		}
+	}
 	renderMemory(&b, r)
 	renderProfiles(&b, r)
 

@@ -144,3 +144,27 @@ func sampleSum(p *profile.Profile, sampleType string) (float64, error) {
 	}
 	return 0, fmt.Errorf("profile has no %s samples", sampleType)
 }
+
+// AuthzReviews is how many SubjectAccessReviews our apiserver has sent kube-apiserver so
+// far: the delegated authorizer's apiserver_delegated_authz_request_total, whatever the
+// answer.
+func (r *Resources) AuthzReviews(ctx context.Context) (float64, error) {
+	src := r.heap[operatorAPIServer]
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := src.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("/metrics answered %s", resp.Status)
+	}
+	metrics, err := parseMetrics(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	return metrics.sum("apiserver_delegated_authz_request_total", nil)[""], nil
+}

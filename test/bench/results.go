@@ -31,13 +31,44 @@ type Result struct {
 	// Ops holds every measured (operation, size, target, format).
 	Ops []OpResult `json:"operations"`
 	// Memory is heap in use per server after a forced GC, at each size.
-	Memory      []MemoryPoint      `json:"memory"`
-	Goals       []Goal             `json:"goals"`
-	Profiles    []ProfileSummary   `json:"profiles,omitempty"`
-	Convergence *ConvergenceResult `json:"convergence,omitempty"`
+	Memory []MemoryPoint `json:"memory"`
+	// AuthzReviews are the SubjectAccessReviews of each GET phase.
+	AuthzReviews []ReviewPoint `json:"authzReviews,omitempty"`
+	// SmallObjects is the pass with small objects, when it ran.
+	SmallObjects *SmallObjects      `json:"smallObjects,omitempty"`
+	Goals        []Goal             `json:"goals"`
+	Profiles     []ProfileSummary   `json:"profiles,omitempty"`
+	Convergence  *ConvergenceResult `json:"convergence,omitempty"`
 	// ConvergenceError is set when the convergence run failed.
 	ConvergenceError string   `json:"convergenceError,omitempty"`
 	Notes            []string `json:"notes,omitempty"`
+}
+
+// ReviewPoint is the SubjectAccessReviews our apiserver sent kube-apiserver while the
+// GET phase of one size sent it Requests GETs (aggregated and direct, every format).
+type ReviewPoint struct {
+	Size     int     `json:"size"`
+	Requests int     `json:"requests"`
+	Reviews  float64 `json:"subjectAccessReviews"`
+}
+
+// SmallObjects holds every operation measured once more, at one size, with objects of
+// only an image, a replica count and one port.
+type SmallObjects struct {
+	Size int        `json:"size"`
+	Ops  []OpResult `json:"operations"`
+}
+
+// smallView is r with the small-object pass's results in place of the rich ones, so
+// that the same tables and goals apply to it.
+func (r *Result) smallView() *Result {
+	if r.SmallObjects == nil {
+		return nil
+	}
+	v := *r
+	v.Ops = r.SmallObjects.Ops
+	v.Settings.Sizes = []int{r.SmallObjects.Size}
+	return &v
 }
 
 // Settings are the knobs of the run.

@@ -43,6 +43,8 @@ type Bench struct {
 	stored map[string]int
 	accs   map[string]*acc
 	order  []string
+	// reviews are the SubjectAccessReviews our apiserver sent during each GET phase.
+	reviews []ReviewPoint
 }
 
 // round is what one client measured in one round.
@@ -249,7 +251,15 @@ func formatIndex(clients []*Client, c *Client) int {
 
 // gets reads random stored objects concurrently.
 func (b *Bench) gets(ctx context.Context, size int) error {
-	return b.eachRound(ctx, opGet, size, func(r int, c *Client) (round, error) {
+	before, err := b.resources.AuthzReviews(ctx)
+	if err != nil {
+		return err
+	}
+	requests := 0
+	err = b.eachRound(ctx, opGet, size, func(r int, c *Client) (round, error) {
+		if c.Target.Stores == operatorAPIServer {
+			requests += b.cfg.GetsPerRound
+		}
 		n := b.stored[c.Target.Name]
 		res := pool(ctx, c, b.cfg.GetsPerRound, func(ctx context.Context, w, i int) (time.Duration, error) {
 			name := objectName(rand.IntN(n))
@@ -257,6 +267,16 @@ func (b *Bench) gets(ctx context.Context, size int) error {
 		})
 		return res, nil
 	})
+	if err != nil {
+		return err
+	}
+	after, err := b.resources.AuthzReviews(ctx)
+	if err != nil {
+		return err
+	}
+	b.reviews = append(b.reviews, ReviewPoint{Size: size, Requests: requests, Reviews: after - before})
+	b.logf("  %d SubjectAccessReviews for %d GETs served by our apiserver", int(after-before), requests)
+	return nil
 }
 
 // lists reads the whole collection in one call, one list at a time (a list's own

@@ -73,6 +73,20 @@ type Target struct {
 	Typed bool
 	// Stores names the server that keeps the objects (and whose heap grows with them).
 	Stores string
+	// Small targets create small objects: image, replicas and one port.
+	Small bool
+}
+
+// withSmallObjects copies targets into namespaces of their own for small objects.
+func withSmallObjects(targets []*Target) []*Target {
+	var out []*Target
+	for _, t := range targets {
+		small := *t
+		small.Namespace += "-small"
+		small.Small = true
+		out = append(out, &small)
+	}
+	return out
 }
 
 // newTargets describes the three targets of a running stack; crd is the group,
@@ -170,6 +184,9 @@ func (t *Target) newObject(name string) (runtime.Object, error) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: t.GV.String(), Kind: t.Kind},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: t.Namespace, Labels: map[string]string{"app.kubernetes.io/part-of": "bench"}},
 		Spec:       benchSpec(&replicas),
+	}
+	if t.Small {
+		obj.Spec = smallSpec(&replicas)
 	}
 	if t.Typed {
 		return obj, nil
