@@ -206,7 +206,7 @@ func run(ctx context.Context, o *options) (err error) {
 		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
 			return err
 		}
-		profiler = &Profiler{dir: o.profileDir, source: heapOf[operatorAPIServer], chunk: 5, logf: logf}
+		profiler = &Profiler{dir: o.profileDir, source: heapOf[operatorAPIServer], kube: heapOf[kubeAPIServer], chunk: 5, logf: logf}
 	}
 
 	if err := b.runScenarios(ctx, result, profiler); err != nil {
@@ -321,11 +321,12 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 		}
 		result.Memory = append(result.Memory, b.memoryPoints(size, baseline, heap)...)
 		if profiler != nil && size == largest {
-			summary, err := profiler.SaveHeap(ctx, fmt.Sprintf("%d", size))
+			summary, parts, err := profiler.SaveHeap(ctx, fmt.Sprintf("%d", size), b.storedBy())
 			if err != nil {
 				return err
 			}
 			result.Profiles = append(result.Profiles, *summary)
+			result.HeapBreakdown = parts
 		}
 		if err := profile(size, "get", func() error { return b.gets(ctx, size) }); err != nil {
 			return err
@@ -350,13 +351,19 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 	return b.shrink(ctx, largest)
 }
 
-// memoryPoints relates each server's heap growth to the objects it stores: the CRD's
-// objects live in kube-apiserver, the aggregated and direct targets' in our apiserver.
-func (b *Bench) memoryPoints(size int, baseline, heap map[string]float64) []MemoryPoint {
+// storedBy is how many benchmark objects each server keeps.
+func (b *Bench) storedBy() map[string]int {
 	objects := map[string]int{}
 	for _, t := range b.targets {
 		objects[t.Stores] += b.stored[t.Name]
 	}
+	return objects
+}
+
+// memoryPoints relates each server's heap growth to the objects it stores: the CRD's
+// objects live in kube-apiserver, the aggregated and direct targets' in our apiserver.
+func (b *Bench) memoryPoints(size int, baseline, heap map[string]float64) []MemoryPoint {
+	objects := b.storedBy()
 	var out []MemoryPoint
 	for _, server := range []string{kubeAPIServer, operatorAPIServer} {
 		p := MemoryPoint{Size: size, Server: server, Objects: objects[server], HeapBytes: heap[server], BaselineBytes: baseline[server]}

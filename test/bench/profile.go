@@ -58,6 +58,7 @@ const ourCode = "github.com/example/nginx-operator/"
 type Profiler struct {
 	dir    string
 	source heapSource // the same URL and client as the heap reads
+	kube   heapSource // kube-apiserver's, for its heap profile
 	chunk  int        // seconds per chunk
 	logf   func(format string, args ...any)
 }
@@ -116,33 +117,47 @@ func (p *Profiler) Start(ctx context.Context, phase string) func() (*ProfileSumm
 }
 
 // SaveHeap writes the live heap of our apiserver after a forced GC to
-// <dir>/apiserver-heap-<phase>.pb.gz and summarises what our code retains.
-func (p *Profiler) SaveHeap(ctx context.Context, phase string) (*ProfileSummary, error) {
-	prof, err := p.get(ctx, "/debug/pprof/heap?gc=1")
+// <dir>/apiserver-heap-<phase>.pb.gz and summarises what our code retains. With a
+// kube-apiserver source it saves kube-apiserver's too (kube-apiserver-heap-<phase>.pb.gz),
+// and breaks both down by what the heap holds, per object each server stores.
+func (p *Profiler) SaveHeap(ctx context.Context, phase string, objects map[string]int) (*ProfileSummary, []HeapPart, error) {
+	prof, err := p.get(ctx, p.source, "/debug/pprof/heap?gc=1")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// inuse_space is a heap profile's last sample type; bytes to MiB.
 	summary, err := saveAndSummarise(prof, filepath.Join(p.dir, "apiserver-heap-"+phase+".pb.gz"), phase, "heap", 1<<20)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.logf("  live heap profile of our apiserver %s: %s (%.1f MiB in use)", phase, summary.File, summary.Total)
-	return summary, nil
+	parts, err := breakDownHeap(prof, operatorAPIServer, objects[operatorAPIServer])
+	if err != nil || p.kube.url == "" {
+		return summary, parts, err
+	}
+	kubeProf, err := p.get(ctx, p.kube, "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := saveAndSummarise(kubeProf, filepath.Join(p.dir, "kube-apiserver-heap-"+phase+".pb.gz"), phase, "heap", 1<<20); err != nil {
+		return nil, nil, err
+	}
+	kubeParts, err := breakDownHeap(kubeProf, kubeAPIServer, objects[kubeAPIServer])
+	return summary, append(parts, kubeParts...), err
 }
 
 func (p *Profiler) fetch(ctx context.Context) (*profile.Profile, error) {
-	return p.get(ctx, fmt.Sprintf("/debug/pprof/profile?seconds=%d", p.chunk))
+	return p.get(ctx, p.source, fmt.Sprintf("/debug/pprof/profile?seconds=%d", p.chunk))
 }
 
-// get fetches and parses one profile from our apiserver's path.
-func (p *Profiler) get(ctx context.Context, path string) (*profile.Profile, error) {
-	url := p.source.url + path
+// get fetches and parses one profile from a server's path.
+func (p *Profiler) get(ctx context.Context, src heapSource, path string) (*profile.Profile, error) {
+	url := src.url + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := p.source.client.Do(req)
+	resp, err := src.client.Do(req)
 	if err != nil {
 		return nil, err
 	}

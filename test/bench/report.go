@@ -121,6 +121,7 @@ func renderMarkdown(r *Result) string {
 		}
 	}
 	renderMemory(&b, r)
+	renderHeapBreakdown(&b, r.HeapBreakdown)
 	renderProfiles(&b, r)
 
 	switch {

@@ -32,6 +32,8 @@ type Result struct {
 	Ops []OpResult `json:"operations"`
 	// Memory is heap in use per server after a forced GC, at each size.
 	Memory []MemoryPoint `json:"memory"`
+	// HeapBreakdown is each server's heap at the largest size by what holds it.
+	HeapBreakdown []HeapPart `json:"heapBreakdown,omitempty"`
 	// AuthzReviews are the SubjectAccessReviews of each GET phase.
 	AuthzReviews []ReviewPoint `json:"authzReviews,omitempty"`
 	// SmallObjects is the pass with small objects, when it ran.
