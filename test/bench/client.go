@@ -132,8 +132,13 @@ func (c *Client) listWith(ctx context.Context, req *rest.Request, opts metav1.Li
 }
 
 func (c *Client) watch(ctx context.Context, resourceVersion string) (watch.Interface, error) {
+	return c.watchOn(ctx, 0, resourceVersion)
+}
+
+// watchOn watches on worker w's connection.
+func (c *Client) watchOn(ctx context.Context, w int, resourceVersion string) (watch.Interface, error) {
 	opts := metav1.ListOptions{Watch: true, ResourceVersion: resourceVersion}
-	return c.request(0, http.MethodGet).SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).Watch(ctx)
+	return c.request(w, http.MethodGet).SpecificallyVersionedParams(&opts, scheme.ParameterCodec, schema.GroupVersion{Version: "v1"}).Watch(ctx)
 }
 
 // probe lists and creates once in the format. A 406 or 415 marks the format as not

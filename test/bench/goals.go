@@ -76,10 +76,10 @@ func bestRate(r *Result, op string, size int, target string) float64 {
 // served format (JSON, or CBOR when that is faster), so a goal is never met against a
 // handicapped baseline.
 func evaluateGoals(r *Result) []Goal {
-	size := goalSize(r.Settings.Sizes, 5000)
+	size := goalSize(r.Settings.Sizes, 10000)
 	goals := apiGoals(r, size, "")
 	goals = append(goals, getGoals(r, size, "")...)
-	goals = append(goals, heapGoal(r), plainListGoal(r))
+	goals = append(goals, heapGoal(r), plainListGoal(r), curveGoal(r))
 	if v := r.smallView(); v != nil {
 		prefix := "Small objects: "
 		goals = append(goals, apiGoals(v, v.Settings.Sizes[0], prefix)...)
@@ -355,4 +355,37 @@ func plainListGoal(r *Result) Goal {
 		}
 	}
 	return g
+}
+
+// curveGoal judges the scale curve: at every size, through the aggregator, our create
+// rate, LIST p50 (protobuf against the CRD's best format), paginated LIST and delivery to
+// many watchers p99 against the CRD's. The value is the worst of these ratios (higher is
+// better).
+func curveGoal(r *Result) Goal {
+	g := Goal{Name: fmt.Sprintf("Scale curve %v: ahead of the CRD at every size through the aggregator (create rate, LIST p50, paginated LIST p50, delivery to many watchers p99)", r.Settings.Sizes), Want: "≥ 1x"}
+	worst, what := math.Inf(1), ""
+	for _, size := range r.Settings.Sizes {
+		for _, c := range []struct {
+			op            string
+			pick          func(*OpResult) float64
+			lowerIsBetter bool
+		}{{opCreate, rate, false}, {opList, p50, true}, {opPaginate, p50, true}, {opWatchFanout, p99, true}} {
+			ours, crd := best(r, c.op, size, "aggregated", c.pick, c.lowerIsBetter), best(r, c.op, size, "crd", c.pick, c.lowerIsBetter)
+			if ours == nil || crd == nil {
+				continue
+			}
+			ratio := c.pick(ours) / c.pick(crd)
+			if c.lowerIsBetter {
+				ratio = c.pick(crd) / c.pick(ours)
+			}
+			if ratio < worst {
+				worst, what = ratio, fmt.Sprintf("%s at %d objects", c.op, size)
+			}
+		}
+	}
+	if math.IsInf(worst, 1) {
+		g.Why = "not measured"
+		return g
+	}
+	return judge(g, worst, 1, true, "the least lead: "+what)
 }

@@ -42,6 +42,7 @@ type options struct {
 	sizes                                   []int
 	rounds, clients                         int
 	gets, lists, updates, watchUpdates      int
+	watchers, fanoutWrites                  int
 	pageLimit                               int64
 	cbor, convergence                       bool
 	convergenceN, smallSize                 int
@@ -50,7 +51,7 @@ type options struct {
 
 func parseFlags() (*options, error) {
 	o := &options{}
-	sizes := flag.String("sizes", "1000,5000,10000", "object counts per target, measured cumulatively (create up to each, measure)")
+	sizes := flag.String("sizes", "1000,10000,50000", "object counts per target, measured cumulatively (create up to each, measure)")
 	flag.StringVar(&o.out, "out", "docs", "directory for benchmarks.md, benchmarks.json and benchmarks.svg")
 	flag.StringVar(&o.repo, "repo", ".", "repository root (bin/ and hack/ are used from there)")
 	flag.StringVar(&o.crdFile, "crd", "artifacts/bench/crd-nginxoperators.yaml", "the v1alpha2 schema as a CRD in another group, relative to -repo")
@@ -59,12 +60,14 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds per operation; targets are interleaved round by round")
 	flag.IntVar(&o.clients, "clients", 16, "concurrent keep-alive clients for create, get, update and delete")
 	flag.IntVar(&o.gets, "gets", 300, "gets per round")
-	flag.IntVar(&o.lists, "lists", 4, "whole-collection lists per round")
+	flag.IntVar(&o.lists, "lists", 4, "whole-collection lists per round (fewer above 10000 objects: as many objects listed per round as at 10000, at least one list)")
 	flag.IntVar(&o.updates, "updates", 200, "updates per round")
 	flag.IntVar(&o.watchUpdates, "watch-updates", 250, "writes timed to their watch event per round")
 	flag.Int64Var(&o.pageLimit, "page-limit", 500, "page size of the paginated list")
+	flag.IntVar(&o.watchers, "watchers", 1000, "concurrent watchers of the many-watchers scenario (JSON for the CRD, protobuf for ours); 0 skips it")
+	flag.IntVar(&o.fanoutWrites, "fanout-writes", 20, "writes per round that every one of -watchers must see")
 	flag.BoolVar(&o.cbor, "cbor", true, "start both servers with --feature-gates=CBORServingAndStorage=true and measure CBOR")
-	flag.IntVar(&o.smallSize, "small-objects", 5000, "after the sizes, measure every operation again at this size with small objects (image, replicas, one port); 0 skips it")
+	flag.IntVar(&o.smallSize, "small-objects", 10000, "after the sizes, measure every operation again at this size with small objects (image, replicas, one port); 0 skips it")
 	flag.BoolVar(&o.convergence, "convergence", true, "measure controller convergence after the API scenarios")
 	flag.IntVar(&o.convergenceN, "convergence-n", 1000, "NginxOperators the convergence run creates")
 	flag.DurationVar(&o.steadyState, "steady-state", 60*time.Second, "how long the convergence run counts writes after convergence")
@@ -169,6 +172,7 @@ func run(ctx context.Context, o *options) (err error) {
 		Versions: versions(ctx, stack.LocalDir, stack.Ports),
 		Settings: Settings{Sizes: o.sizes, Rounds: o.rounds, Clients: o.clients, GetsPerRound: o.gets,
 			ListsPerRound: o.lists, UpdatesPerRnd: o.updates, WatchPerRound: o.watchUpdates, PageLimit: o.pageLimit,
+			Watchers: o.watchers, FanoutWrites: o.fanoutWrites,
 			CBOR: o.cbor, CRDFile: o.crdFile, ConvergenceN: o.convergenceN, ConvergenceRun: o.convergence},
 	}
 	result.Versions["go (benchmark client)"] = result.Machine.GoVersion
@@ -319,7 +323,16 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 		if err != nil {
 			return err
 		}
-		result.Memory = append(result.Memory, b.memoryPoints(size, baseline, heap)...)
+		rss, err := b.resources.RSS()
+		if err != nil {
+			return err
+		}
+		result.Memory = append(result.Memory, b.memoryPoints(size, baseline, heap, rss)...)
+		db, err := b.resources.EtcdDBBytes()
+		if err != nil {
+			return err
+		}
+		result.Etcd = append(result.Etcd, EtcdPoint{Size: size, FileBytes: db})
 		if profiler != nil && size == largest {
 			summary, parts, err := profiler.SaveHeap(ctx, fmt.Sprintf("%d", size), b.storedBy())
 			if err != nil {
@@ -346,6 +359,16 @@ func (b *Bench) runScenarios(ctx context.Context, result *Result, profiler *Prof
 		if err := b.watches(ctx, size); err != nil {
 			return err
 		}
+		if b.cfg.Watchers > 0 {
+			if err := b.fanout(ctx, size); err != nil {
+				return err
+			}
+		}
+		if size == largest {
+			if result.StreamMemory, err = b.streamMemory(ctx, size); err != nil {
+				return err
+			}
+		}
 	}
 	b.logf("deleting everything")
 	return b.shrink(ctx, largest)
@@ -362,11 +385,11 @@ func (b *Bench) storedBy() map[string]int {
 
 // memoryPoints relates each server's heap growth to the objects it stores: the CRD's
 // objects live in kube-apiserver, the aggregated and direct targets' in our apiserver.
-func (b *Bench) memoryPoints(size int, baseline, heap map[string]float64) []MemoryPoint {
+func (b *Bench) memoryPoints(size int, baseline, heap, rss map[string]float64) []MemoryPoint {
 	objects := b.storedBy()
 	var out []MemoryPoint
 	for _, server := range []string{kubeAPIServer, operatorAPIServer} {
-		p := MemoryPoint{Size: size, Server: server, Objects: objects[server], HeapBytes: heap[server], BaselineBytes: baseline[server]}
+		p := MemoryPoint{Size: size, Server: server, Objects: objects[server], HeapBytes: heap[server], BaselineBytes: baseline[server], RSSBytes: rss[server]}
 		if p.Objects > 0 {
 			p.PerObject = (p.HeapBytes - p.BaselineBytes) / float64(p.Objects)
 		}

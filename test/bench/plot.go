@@ -38,6 +38,8 @@ var plotted = []struct {
 	{opGet, "Get: p50 latency", p50},
 	{opCreate, "Create: p99 latency", p99},
 	{opWatch, "Watch delivery: p99 latency", p99},
+	{opPaginate, "Paginated list: p50 latency", p50},
+	{opWatchFanout, "Delivery to many watchers: p99 latency", p99},
 }
 
 // writePlot draws latency against object count for each target and format.

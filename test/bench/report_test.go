@@ -105,6 +105,7 @@ func TestGoals(t *testing.T) {
 		{"LIST of 5000 objects without gzip", true, true, 2.1 / 2},
 		{"Small objects: LIST of 5000 objects, aggregated", true, false, 12.0 / 5}, // 2.4x < 3x
 		{"Small objects: Create throughput", false, false, 0},
+		{"Scale curve", true, true, 520.0 / 500}, // create is the least lead
 	} {
 		g := byPrefix(tc.prefix)
 		if g.Known != tc.known || g.Met != tc.met || (tc.known && !approxEqual(g.Value, tc.value)) {
@@ -122,6 +123,14 @@ func TestGoals(t *testing.T) {
 	r.Ops = append(r.Ops, OpResult{Op: opList, Size: 5000, Target: "crd", Format: "cbor", P50: Spread{Median: 10, Min: 10, Max: 10, Rounds: 3}})
 	if g := evaluateGoals(r)[0]; g.Met || !approxEqual(g.Value, 1.25) {
 		t.Errorf("against the CRD's best format: %+v", g)
+	}
+}
+
+func TestListsPerRound(t *testing.T) {
+	for _, tc := range []struct{ perRound, size, want int }{{4, 1000, 4}, {4, 10000, 4}, {4, 20000, 2}, {4, 50000, 1}, {4, 100000, 1}} {
+		if got := listsPerRound(tc.perRound, tc.size); got != tc.want {
+			t.Errorf("listsPerRound(%d, %d) = %d, want %d", tc.perRound, tc.size, got, tc.want)
+		}
 	}
 }
 

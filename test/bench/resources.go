@@ -40,6 +40,8 @@ import (
 type Resources struct {
 	pids map[string]int
 	heap map[string]heapSource
+	// etcdDB is the stack's etcd database file: both servers' objects are in it.
+	etcdDB string
 }
 
 type heapSource struct {
@@ -48,7 +50,7 @@ type heapSource struct {
 }
 
 func newResources(localDir string, heap map[string]heapSource) (*Resources, error) {
-	r := &Resources{pids: map[string]int{}, heap: heap}
+	r := &Resources{pids: map[string]int{}, heap: heap, etcdDB: filepath.Join(localDir, "etcd", "member", "snap", "db")}
 	for _, name := range []string{kubeAPIServer, etcdServer, operatorAPIServer} {
 		data, err := os.ReadFile(filepath.Join(localDir, "pids", name+".pid"))
 		if err != nil {
@@ -145,26 +147,70 @@ func sampleSum(p *profile.Profile, sampleType string) (float64, error) {
 	return 0, fmt.Errorf("profile has no %s samples", sampleType)
 }
 
+// Allocated is the bytes server has allocated since it started: go_memstats_alloc_bytes_total.
+func (r *Resources) Allocated(ctx context.Context, server string) (float64, error) {
+	metrics, err := r.scrape(ctx, server)
+	if err != nil {
+		return 0, err
+	}
+	return metrics.sum("go_memstats_alloc_bytes_total", nil)[""], nil
+}
+
+// scrape reads a server's /metrics.
+func (r *Resources) scrape(ctx context.Context, server string) (metricSnapshot, error) {
+	src := r.heap[server]
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := src.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("/metrics of %s answered %s", server, resp.Status)
+	}
+	return parseMetrics(resp.Body)
+}
+
 // AuthzReviews is how many SubjectAccessReviews our apiserver has sent kube-apiserver so
 // far: the delegated authorizer's apiserver_delegated_authz_request_total, whatever the
 // answer.
 func (r *Resources) AuthzReviews(ctx context.Context) (float64, error) {
-	src := r.heap[operatorAPIServer]
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url+"/metrics", nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := src.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("/metrics answered %s", resp.Status)
-	}
-	metrics, err := parseMetrics(resp.Body)
+	metrics, err := r.scrape(ctx, operatorAPIServer)
 	if err != nil {
 		return 0, err
 	}
 	return metrics.sum("apiserver_delegated_authz_request_total", nil)[""], nil
+}
+
+// RSS returns the resident memory of each server process (VmRSS), in bytes.
+func (r *Resources) RSS() (map[string]float64, error) {
+	out := map[string]float64{}
+	for name, pid := range r.pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				kib, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s: VmRSS %q: %w", name, rest, err)
+				}
+				out[name] = kib * 1024
+			}
+		}
+	}
+	return out, nil
+}
+
+// EtcdDBBytes is the size of etcd's database file.
+func (r *Resources) EtcdDBBytes() (float64, error) {
+	fi, err := os.Stat(r.etcdDB)
+	if err != nil {
+		return 0, err
+	}
+	return float64(fi.Size()), nil
 }

@@ -32,6 +32,10 @@ type Result struct {
 	Ops []OpResult `json:"operations"`
 	// Memory is heap in use per server after a forced GC, at each size.
 	Memory []MemoryPoint `json:"memory"`
+	// StreamMemory compares a LIST with a watch-list at the largest size.
+	StreamMemory []StreamMemory `json:"streamMemory,omitempty"`
+	// Etcd is the etcd database's size at each size.
+	Etcd []EtcdPoint `json:"etcd,omitempty"`
 	// HeapBreakdown is each server's heap at the largest size by what holds it.
 	HeapBreakdown []HeapPart `json:"heapBreakdown,omitempty"`
 	// AuthzReviews are the SubjectAccessReviews of each GET phase.
@@ -83,6 +87,8 @@ type Settings struct {
 	UpdatesPerRnd  int    `json:"updatesPerRound"`
 	WatchPerRound  int    `json:"watchUpdatesPerRound"`
 	PageLimit      int64  `json:"pageLimit"`
+	Watchers       int    `json:"watchers"`
+	FanoutWrites   int    `json:"fanoutWritesPerRound"`
 	CBOR           bool   `json:"cborFeatureGate"`
 	CRDFile        string `json:"crdFile"`
 	ConvergenceN   int    `json:"convergenceN"`
@@ -107,7 +113,9 @@ const (
 	opPaginate  = "paginated-list"
 	opUpdate    = "update"
 	opWatch     = "watch"
-	opDelete    = "delete"
+	// opWatchFanout is watch delivery to many watchers at once.
+	opWatchFanout = "watch-fanout"
+	opDelete      = "delete"
 )
 
 // OpResult is one operation at one size against one target in one format. Every
@@ -142,6 +150,15 @@ type MemoryPoint struct {
 	HeapBytes     float64 `json:"heapInuseBytes"`
 	BaselineBytes float64 `json:"baselineBytes"`
 	PerObject     float64 `json:"bytesPerObject"`
+	// RSSBytes is the process's resident memory at the same moment.
+	RSSBytes float64 `json:"rssBytes"`
+}
+
+// EtcdPoint is the etcd database file's size with every target at one size (all three
+// targets' objects share the stack's etcd).
+type EtcdPoint struct {
+	Size      int     `json:"size"`
+	FileBytes float64 `json:"fileBytes"`
 }
 
 // Goal is one target of the benchmark with the measured value.

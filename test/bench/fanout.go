@@ -1,0 +1,133 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// fanoutFormats are the formats the many-watchers scenario uses: what a CRD client
+// and a client of our API would pick (JSON for the CRD, protobuf for ours).
+var fanoutFormats = map[string]bool{"json": true, "protobuf": true}
+
+// fanout measures write → event with many watchers: Watchers watches on the namespace,
+// spread over the client's connections, and one writer updating FanoutWrites objects one at
+// a time. Every watcher must see every write; each (watcher, write) pair is one latency.
+func (b *Bench) fanout(ctx context.Context, size int) error {
+	return b.eachRound(ctx, opWatchFanout, size, func(r int, c *Client) (round, error) {
+		res := round{bytes: math.NaN()}
+		if !fanoutFormats[c.Format.Name] || (c.Target.Name == "crd") != (c.Format.Name == "json") {
+			return res, errSkip
+		}
+		page, err := c.list(ctx, 0, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			return res, err
+		}
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var (
+			mu        sync.Mutex
+			sent      = map[string]time.Time{}
+			latencies []time.Duration
+			seen      int
+			watchers  sync.WaitGroup
+		)
+		want := b.cfg.FanoutWrites
+		var opened []watch.Interface
+		defer func() {
+			for _, w := range opened {
+				w.Stop()
+			}
+		}()
+		for i := range b.cfg.Watchers {
+			w, err := c.watchOn(wctx, i, page.ResourceVersion)
+			if err != nil {
+				return res, fmt.Errorf("opening watch %d of %d: %w", i+1, b.cfg.Watchers, err)
+			}
+			opened = append(opened, w)
+			watchers.Add(1)
+			go func() {
+				defer watchers.Done()
+				got := 0
+				for ev := range w.ResultChan() {
+					if ev.Type != watch.Modified {
+						continue
+					}
+					accessor, err := meta.Accessor(ev.Object)
+					if err != nil {
+						continue
+					}
+					value := accessor.GetAnnotations()[fanoutKey]
+					now := time.Now()
+					mu.Lock()
+					if at, ok := sent[value]; ok {
+						latencies = append(latencies, now.Sub(at))
+						seen++
+						got++
+					}
+					mu.Unlock()
+					if got == want {
+						return
+					}
+				}
+			}()
+		}
+		n := b.stored[c.Target.Name]
+		offset := rand.IntN(n)
+		for i := range want {
+			obj, err := c.get(ctx, 1, objectName((offset+i)%n))
+			if err != nil {
+				return res, err
+			}
+			value := fmt.Sprintf("%s-%d-%d-%d", c.Format.Name, size, r, i)
+			if err := annotate(obj, fanoutKey, value); err != nil {
+				return res, err
+			}
+			mu.Lock()
+			sent[value] = time.Now()
+			mu.Unlock()
+			if err := c.update(ctx, 1, obj); err != nil {
+				return res, err
+			}
+		}
+		done := make(chan struct{})
+		go func() { watchers.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+		}
+		cancel()
+		mu.Lock()
+		defer mu.Unlock()
+		res.latencies = append(res.latencies, latencies...)
+		res.ops = len(latencies)
+		res.errors = want*b.cfg.Watchers - seen
+		return res, nil
+	})
+}
+
+// fanoutKey is the annotation each many-watchers write sets.
+const fanoutKey = "bench.example.com/fanout"
