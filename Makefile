@@ -75,5 +75,5 @@ images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _outpu
 	./hack/images/build.sh $(IMAGES)
 
 .PHONY: bench
-bench: tools build ## Benchmarks on a private local stack: our API (direct and aggregated) against the same API as a CRD, then controller convergence; writes docs/benchmarks.{md,json,svg} (under 20 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -convergence-n 100" for a quick run
+bench: tools build ## Benchmarks on a private local stack: our API (direct and aggregated) against the same API as a CRD at 1k, 10k and 50k objects, small objects, 1000 watchers, then controller convergence; writes docs/benchmarks.{md,json,svg} (under 30 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -small-objects 200 -watchers 50 -convergence-n 100" for a quick run
 	$(GO) -C test run ./bench -repo $(CURDIR) -out $(CURDIR)/docs -profile $(CURDIR)/_output/bench-profiles -command "make bench$(if $(BENCH_FLAGS), BENCH_FLAGS='$(BENCH_FLAGS)')" $(BENCH_FLAGS)
