@@ -20,11 +20,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -73,14 +71,10 @@ func (b *Bench) fanout(ctx context.Context, size int) error {
 				defer watchers.Done()
 				got := 0
 				for ev := range w.ResultChan() {
-					if ev.Type != watch.Modified {
+					value, ok := modifiedAnnotation(ev, fanoutKey)
+					if !ok {
 						continue
 					}
-					accessor, err := meta.Accessor(ev.Object)
-					if err != nil {
-						continue
-					}
-					value := accessor.GetAnnotations()[fanoutKey]
 					now := time.Now()
 					mu.Lock()
 					if at, ok := sent[value]; ok {
@@ -95,23 +89,12 @@ func (b *Bench) fanout(ctx context.Context, size int) error {
 				}
 			}()
 		}
-		n := b.stored[c.Target.Name]
-		offset := rand.IntN(n)
-		for i := range want {
-			obj, err := c.get(ctx, 1, objectName((offset+i)%n))
-			if err != nil {
-				return res, err
-			}
-			value := fmt.Sprintf("%s-%d-%d-%d", c.Format.Name, size, r, i)
-			if err := annotate(obj, fanoutKey, value); err != nil {
-				return res, err
-			}
+		if err := b.annotateEach(ctx, c, fanoutKey, want, fmt.Sprintf("%s-%d-%d", c.Format.Name, size, r), func(value string) {
 			mu.Lock()
 			sent[value] = time.Now()
 			mu.Unlock()
-			if err := c.update(ctx, 1, obj); err != nil {
-				return res, err
-			}
+		}); err != nil {
+			return res, err
 		}
 		done := make(chan struct{})
 		go func() { watchers.Wait(); close(done) }()

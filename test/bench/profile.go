@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -152,20 +151,12 @@ func (p *Profiler) fetch(ctx context.Context) (*profile.Profile, error) {
 
 // get fetches and parses one profile from a server's path.
 func (p *Profiler) get(ctx context.Context, src heapSource, path string) (*profile.Profile, error) {
-	url := src.url + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	body, err := src.fetch(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := src.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s", url, resp.Status)
-	}
-	return profile.Parse(resp.Body)
+	defer body.Close()
+	return profile.Parse(body)
 }
 
 // summarise computes each function's flat and cumulative share of the last sample type

@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -114,19 +115,12 @@ func (r *Resources) Heap(ctx context.Context) (map[string]float64, error) {
 }
 
 func liveHeap(ctx context.Context, src heapSource) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url+"/debug/pprof/heap?gc=1", nil)
+	body, err := src.fetch(ctx, "/debug/pprof/heap?gc=1")
 	if err != nil {
 		return 0, err
 	}
-	resp, err := src.client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("%s answered %s", req.URL.Path, resp.Status)
-	}
-	p, err := profile.Parse(resp.Body)
+	defer body.Close()
+	p, err := profile.Parse(body)
 	if err != nil {
 		return 0, err
 	}
@@ -158,8 +152,17 @@ func (r *Resources) Allocated(ctx context.Context, server string) (float64, erro
 
 // scrape reads a server's /metrics.
 func (r *Resources) scrape(ctx context.Context, server string) (metricSnapshot, error) {
-	src := r.heap[server]
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url+"/metrics", nil)
+	body, err := r.heap[server].fetch(ctx, "/metrics")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", server, err)
+	}
+	defer body.Close()
+	return parseMetrics(body)
+}
+
+// fetch GETs a path of the server and returns the body of a 200 answer.
+func (src heapSource) fetch(ctx context.Context, path string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.url+path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +170,11 @@ func (r *Resources) scrape(ctx context.Context, server string) (metricSnapshot, 
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("/metrics of %s answered %s", server, resp.Status)
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s answered %s", req.URL.Path, resp.Status)
 	}
-	return parseMetrics(resp.Body)
+	return resp.Body, nil
 }
 
 // AuthzReviews is how many SubjectAccessReviews our apiserver has sent kube-apiserver so

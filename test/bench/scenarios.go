@@ -404,6 +404,41 @@ func (b *Bench) updates(ctx context.Context, size int) error {
 	})
 }
 
+// annotateEach updates n stored objects one at a time from a random one on, setting
+// annotation key to prefix-<i>; sending is called with the value just before each
+// update is sent.
+func (b *Bench) annotateEach(ctx context.Context, c *Client, key string, n int, prefix string, sending func(value string)) error {
+	stored := b.stored[c.Target.Name]
+	offset := rand.IntN(stored)
+	for i := range n {
+		obj, err := c.get(ctx, 1, objectName((offset+i)%stored))
+		if err != nil {
+			return err
+		}
+		value := fmt.Sprintf("%s-%d", prefix, i)
+		if err := annotate(obj, key, value); err != nil {
+			return err
+		}
+		sending(value)
+		if err := c.update(ctx, 1, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// modifiedAnnotation is annotation key of a MODIFIED event's object.
+func modifiedAnnotation(ev watch.Event, key string) (string, bool) {
+	if ev.Type != watch.Modified {
+		return "", false
+	}
+	accessor, err := meta.Accessor(ev.Object)
+	if err != nil {
+		return "", false
+	}
+	return accessor.GetAnnotations()[key], true
+}
+
 // watchKey is the annotation whose value each watch-phase write sets; the watcher
 // times the event that carries the value it is waiting for.
 const watchKey = "bench.example.com/watch"
@@ -437,14 +472,10 @@ func (b *Bench) watches(ctx context.Context, size int) error {
 		go func() {
 			defer close(done)
 			for ev := range w.ResultChan() {
-				if ev.Type != watch.Modified {
+				value, ok := modifiedAnnotation(ev, watchKey)
+				if !ok {
 					continue
 				}
-				accessor, err := meta.Accessor(ev.Object)
-				if err != nil {
-					continue
-				}
-				value := accessor.GetAnnotations()[watchKey]
 				now := time.Now()
 				mu.Lock()
 				if at, ok := sent[value]; ok && !seen[value] {
@@ -458,23 +489,12 @@ func (b *Bench) watches(ctx context.Context, size int) error {
 				}
 			}
 		}()
-		n := b.stored[c.Target.Name]
-		offset := rand.IntN(n)
-		for i := range want {
-			obj, err := c.get(ctx, 1, objectName((offset+i)%n))
-			if err != nil {
-				return res, err
-			}
-			value := fmt.Sprintf("%s-%d-%d-%d", c.Format.Name, size, r, i)
-			if err := annotate(obj, watchKey, value); err != nil {
-				return res, err
-			}
+		if err := b.annotateEach(ctx, c, watchKey, want, fmt.Sprintf("%s-%d-%d", c.Format.Name, size, r), func(value string) {
 			mu.Lock()
 			sent[value] = time.Now()
 			mu.Unlock()
-			if err := c.update(ctx, 1, obj); err != nil {
-				return res, err
-			}
+		}); err != nil {
+			return res, err
 		}
 		select {
 		case <-done:
