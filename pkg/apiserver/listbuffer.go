@@ -36,8 +36,8 @@ var listWriteBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(ni
 // every few hundred bytes reach the HTTP/2 response writer, which passes each 4 KiB it
 // collects to the connection's goroutine and waits for it to be written: one DATA
 // frame, one TLS record and one write system call per 4 KiB. Buffering 64 KiB in front
-// of it makes those 16 times fewer. Watches are left alone: each event must leave at
-// once.
+// of it makes the hand-offs 16 times fewer and the records full (16 KiB). Watches are
+// left alone: each event must leave at once.
 func withListWriteBuffer(handler http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info, ok := apirequest.RequestInfoFrom(req.Context())

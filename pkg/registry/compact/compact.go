@@ -44,8 +44,11 @@ func String[S ~string](s S) S {
 	return S(unique.Make(string(s)).Value())
 }
 
-// bytes returns a canonical, read-only copy of b. The managed-fields sets of objects
-// written the same way are byte-for-byte equal, and most of an object's metadata.
+// bytes returns a canonical, read-only copy of b: the managed-fields sets of objects
+// written the same way are byte-for-byte equal, and they are the largest part of an
+// object's metadata. Nothing may write into the returned slice; decoding into an object
+// that holds it would (FieldsV1's decoders append into Raw[:0]), which is why only
+// objects read from storage, which are never decoded into again, are compacted.
 func bytes(b []byte) []byte {
 	if len(b) == 0 {
 		return b
