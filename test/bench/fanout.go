@@ -27,9 +27,14 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// fanoutFormats are the formats the many-watchers scenario uses: what a CRD client
-// and a client of our API would pick (JSON for the CRD, protobuf for ours).
-var fanoutFormats = map[string]bool{"json": true, "protobuf": true}
+// clientFormat is the format a client of the target would pick: JSON for the CRD (the
+// one every CRD client has), protobuf for ours.
+func clientFormat(target string) string {
+	if target == "crd" {
+		return "json"
+	}
+	return "protobuf"
+}
 
 // fanout measures write → event with many watchers: Watchers watches on the namespace,
 // spread over the client's connections, and one writer updating FanoutWrites objects one at
@@ -37,7 +42,7 @@ var fanoutFormats = map[string]bool{"json": true, "protobuf": true}
 func (b *Bench) fanout(ctx context.Context, size int) error {
 	return b.eachRound(ctx, opWatchFanout, size, func(r int, c *Client) (round, error) {
 		res := round{bytes: math.NaN()}
-		if !fanoutFormats[c.Format.Name] || (c.Target.Name == "crd") != (c.Format.Name == "json") {
+		if c.Format.Name != clientFormat(c.Target.Name) {
 			return res, errSkip
 		}
 		page, err := c.list(ctx, 0, metav1.ListOptions{Limit: 1})

@@ -79,7 +79,7 @@ func (b *Bench) streamMemory(ctx context.Context, size int) ([]StreamMemory, err
 	for _, t := range b.targets {
 		var c *Client
 		for _, candidate := range b.served(t) {
-			if fanoutFormats[candidate.Format.Name] && (t.Name == "crd") == (candidate.Format.Name == "json") {
+			if candidate.Format.Name == clientFormat(t.Name) {
 				c = candidate
 			}
 		}

@@ -93,7 +93,9 @@ func stringValues(m map[string]string) {
 }
 
 // Codec compacts every object it decodes with compactObject, after the wrapped codec has
-// decoded, converted and defaulted it.
+// decoded, converted and defaulted it. The storage codec cannot tell the watch cache's
+// objects from those a GET reads from etcd and drops after answering, so those are
+// compacted too: one hash-map lookup per shared value.
 func Codec(c runtime.Codec, compactObject func(runtime.Object)) runtime.Codec {
 	return codec{Codec: c, compact: compactObject}
 }
