@@ -43,8 +43,8 @@ func main() {
 	flag.DurationVar(&opts.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a standby waits before taking over an unrenewed Lease.")
 	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 16, "NginxOperators reconciled in parallel.")
 	flag.DurationVar(&opts.MaxRetryDelay, "max-retry-delay", controller.DefaultMaxRetryDelay, "Longest backoff between retries of an NginxOperator whose Deployment or Service the API server refuses.")
-	flag.Float64Var(&qps, "kube-api-qps", 50, "Client-side QPS limit towards the API server.")
-	flag.IntVar(&burst, "kube-api-burst", 100, "Client-side burst limit towards the API server.")
+	flag.Float64Var(&qps, "kube-api-qps", 0, "Client-side limit on the controller's requests per second, all of them together; 0 leaves the limiting to the API servers' Priority and Fairness.")
+	flag.IntVar(&burst, "kube-api-burst", 0, "Requests above --kube-api-qps allowed at once (default: twice --kube-api-qps).")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -56,7 +56,10 @@ func main() {
 		log.Error(err, "loading kubeconfig")
 		os.Exit(1)
 	}
-	cfg.QPS, cfg.Burst = float32(qps), burst
+	if err := controller.LimitRequests(cfg, qps, burst); err != nil {
+		log.Error(err, "checking the flags")
+		os.Exit(2)
+	}
 	mgr, err := controller.NewManager(cfg, opts)
 	if err != nil {
 		log.Error(err, "creating manager")

@@ -20,12 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
@@ -39,32 +38,35 @@ const baselineFieldManager = "nginx-operator-bench-baseline"
 
 // measureClusterBaseline is the cluster's own floor for convergence: the same N
 // Deployments and Services the controller would apply (built by the controller's own
-// builders), applied directly by the same number of concurrent clients while no
-// controller runs, timed until every Deployment is Available. The controller cannot
-// converge faster than the cluster runs its children; the ratio to this baseline is
-// what the controller itself adds. Everything is deleted again, and the namespace waited
-// for, before it returns.
-func (s *convergenceStack) measureClusterBaseline(ctx context.Context, n int, logf func(string, ...any)) (float64, error) {
-	ns, err := s.newNamespace(ctx, "bench-convergence-baseline-")
-	if err != nil {
+// builders, in the same namespaces), applied directly by the same number of concurrent
+// clients while no controller runs, timed until every Deployment is Available. The
+// controller cannot converge faster than the cluster runs its children; the ratio to
+// this baseline is what the controller itself adds.
+func (s *convergenceStack) measureClusterBaseline(ctx context.Context, layout namespaceLayout, logf func(string, ...any)) (float64, error) {
+	if err := s.createNamespaces(ctx, baselineNamespacePrefix, layout.count()); err != nil {
 		return 0, err
 	}
-	defer func() {
-		if err := s.deleteNamespaceAndWait(context.WithoutCancel(ctx), ns); err != nil {
-			logf("convergence baseline: %v", err)
-		}
-	}()
-
-	available := make(chan struct{}, 1)
-	factory := informers.NewSharedInformerFactoryWithOptions(s.kube, 0, informers.WithNamespace(ns))
+	var available atomic.Int64
+	changed := make(chan struct{}, 1)
+	factory := informers.NewSharedInformerFactory(s.kube, 0)
 	deployments := factory.Apps().V1().Deployments().Informer()
-	wake := func(any) {
+	// Counted as events arrive: the benchmark's own CPU is taken from the cluster.
+	observe := func(before, after *appsv1.Deployment) {
+		if before != nil && deploymentAvailable(before) {
+			available.Add(-1)
+		}
+		if after != nil && deploymentAvailable(after) {
+			available.Add(1)
+		}
 		select {
-		case available <- struct{}{}:
+		case changed <- struct{}{}:
 		default:
 		}
 	}
-	if _, err := deployments.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: wake, UpdateFunc: func(_, o any) { wake(o) }}); err != nil {
+	if _, err := deployments.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { observe(nil, obj.(*appsv1.Deployment)) },
+		UpdateFunc: func(old, obj any) { observe(old.(*appsv1.Deployment), obj.(*appsv1.Deployment)) },
+	}); err != nil {
 		return 0, err
 	}
 	informerCtx, stop := context.WithCancel(ctx)
@@ -75,30 +77,25 @@ func (s *convergenceStack) measureClusterBaseline(ctx context.Context, n int, lo
 	}
 
 	start := time.Now()
-	if err := s.applyChildren(ctx, ns, n); err != nil {
+	if err := s.applyChildren(ctx, layout); err != nil {
 		return 0, err
 	}
-	logf("convergence baseline: applied %d Deployments and Services in %.1fs", n, time.Since(start).Seconds())
+	logf("convergence baseline: applied %d Deployments and Services in %.1fs", layout.n, time.Since(start).Seconds())
 	ctx, cancel := context.WithTimeout(ctx, convergenceTimeout)
 	defer cancel()
 	progress := time.NewTicker(10 * time.Second)
 	defer progress.Stop()
 	for {
-		ready := 0
-		for _, obj := range deployments.GetStore().List() {
-			if deploymentAvailable(obj.(*appsv1.Deployment)) {
-				ready++
-			}
-		}
-		if ready >= n {
+		ready := int(available.Load())
+		if ready >= layout.n {
 			return time.Since(start).Seconds(), nil
 		}
 		select {
-		case <-available:
+		case <-changed:
 		case <-progress.C:
-			logf("convergence baseline: %d of %d Deployments Available after %s", ready, n, time.Since(start).Round(time.Second))
+			logf("convergence baseline: %d of %d Deployments Available after %s", ready, layout.n, time.Since(start).Round(time.Second))
 		case <-ctx.Done():
-			return 0, fmt.Errorf("baseline: %d of %d Deployments Available in %s: %w", ready, n, time.Since(start).Round(time.Second), ctx.Err())
+			return 0, fmt.Errorf("baseline: %d of %d Deployments Available in %s: %w", ready, layout.n, time.Since(start).Round(time.Second), ctx.Err())
 		}
 	}
 }
@@ -118,77 +115,27 @@ func deploymentAvailable(d *appsv1.Deployment) bool {
 }
 
 // applyChildren applies, from convergenceCreateWorkers goroutines, the Deployment and
-// Service of n benchmark NginxOperators, without owner references: their owners do not
-// exist, and the garbage collector would delete children of a missing owner.
-func (s *convergenceStack) applyChildren(ctx context.Context, ns string, n int) error {
-	indexes := make(chan int)
-	errs := make(chan error, convergenceCreateWorkers)
-	var wg sync.WaitGroup
+// Service of every benchmark NginxOperator of layout, without owner references: their
+// owners do not exist, and the garbage collector would delete children of a missing owner.
+func (s *convergenceStack) applyChildren(ctx context.Context, layout namespaceLayout) error {
 	replicas := int32(1)
 	opts := metav1.ApplyOptions{FieldManager: baselineFieldManager, Force: true}
-	for range convergenceCreateWorkers {
-		wg.Go(func() {
-			for i := range indexes {
-				no := &v1alpha2.NginxOperator{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s%05d", convergencePrefix, i), Namespace: ns},
-					Spec:       benchSpec(&replicas),
-				}
-				d, err := controller.Deployment(no, "")
-				if err != nil {
-					errs <- err
-					return
-				}
-				d.OwnerReferences = nil
-				svc := controller.Service(no)
-				svc.OwnerReferences = nil
-				if _, err := s.kube.AppsV1().Deployments(ns).Apply(ctx, d, opts); err != nil {
-					errs <- fmt.Errorf("baseline Deployment %s: %w", no.Name, err)
-					return
-				}
-				if _, err := s.kube.CoreV1().Services(ns).Apply(ctx, svc, opts); err != nil {
-					errs <- fmt.Errorf("baseline Service %s: %w", no.Name, err)
-					return
-				}
-			}
-		})
-	}
-	var err error
-feed:
-	for i := range n {
-		select {
-		case indexes <- i:
-		case err = <-errs:
-			break feed
-		case <-ctx.Done():
-			err = ctx.Err()
-			break feed
+	return forEachObject(ctx, layout.n, func(i int) error {
+		ns, name := layout.of(baselineNamespacePrefix, i)
+		no := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: benchSpec(&replicas)}
+		d, err := controller.Deployment(no, "")
+		if err != nil {
+			return err
 		}
-	}
-	close(indexes)
-	wg.Wait()
-	close(errs)
-	return errors.Join(err, <-errs)
-}
-
-// deleteNamespaceAndWait deletes a namespace and waits until it is gone, so that its
-// pods' teardown does not load the cluster during the next measurement.
-func (s *convergenceStack) deleteNamespaceAndWait(ctx context.Context, ns string) error {
-	if err := s.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return err
-	}
-	deadline := time.Now().Add(convergenceTimeout)
-	for {
-		_, err := s.kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
+		d.OwnerReferences = nil
+		svc := controller.Service(no)
+		svc.OwnerReferences = nil
+		if _, err := s.kube.AppsV1().Deployments(ns).Apply(ctx, d, opts); err != nil {
+			return fmt.Errorf("baseline Deployment %s/%s: %w", ns, name, err)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("namespace %s still there %s after its deletion (last error: %v)", ns, convergenceTimeout, err)
+		if _, err := s.kube.CoreV1().Services(ns).Apply(ctx, svc, opts); err != nil {
+			return fmt.Errorf("baseline Service %s/%s: %w", ns, name, err)
 		}
-		select {
-		case <-time.After(time.Second):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+		return nil
+	})
 }

@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -108,6 +109,34 @@ func tryStartController(ctx context.Context, repoRoot, localDir string) (*contro
 
 // Stop ends the process it started, by PID: TERM, then KILL after 15 seconds.
 func (p *controllerProcess) Stop() { p.proc.Stop(syscall.SIGTERM, 15*time.Second) }
+
+// RSS is the controller's resident memory now and at its peak (VmRSS and VmHWM of
+// /proc/<pid>/status).
+func (p *controllerProcess) RSS() (now, peak float64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.proc.PID()))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		field, value, ok := strings.Cut(line, ":")
+		if !ok || (field != "VmRSS" && field != "VmHWM") {
+			continue
+		}
+		var kib float64
+		if _, err := fmt.Sscanf(strings.TrimSpace(value), "%f kB", &kib); err != nil {
+			return 0, 0, fmt.Errorf("reading %s of the controller: %w", field, err)
+		}
+		if field == "VmRSS" {
+			now = kib * 1024
+		} else {
+			peak = kib * 1024
+		}
+	}
+	if now == 0 || peak == 0 {
+		return 0, 0, errors.New("no VmRSS and VmHWM in the controller's /proc status")
+	}
+	return now, peak, nil
+}
 
 // Scrape reads the controller's metrics.
 func (p *controllerProcess) Scrape(ctx context.Context) (metricSnapshot, error) {

@@ -17,15 +17,10 @@ limitations under the License.
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -140,49 +135,6 @@ func TestConvergenceMarkdown(t *testing.T) {
 	}
 	if (*ConvergenceResult)(nil).Markdown() != "" {
 		t.Error("a missing result renders something")
-	}
-}
-
-// TestConvergenceAgainstRunningStack runs the scenario against a stack that is already
-// up, for working on the controller without the whole benchmark:
-//
-//	LOCAL_DIR=/tmp/x START_CONTROLLER=false KUBE_APISERVER_PORT=... ./hack/local-up.sh
-//	make build
-//	CONVERGENCE_LOCAL_DIR=/tmp/x CONVERGENCE_N=300 go test -run TestConvergenceAgainstRunningStack -v -timeout 30m ./test/bench/
-//
-// CONVERGENCE_STEADY_STATE (a duration) and CONVERGENCE_CREATE_RATE are optional.
-func TestConvergenceAgainstRunningStack(t *testing.T) {
-	localDir := os.Getenv("CONVERGENCE_LOCAL_DIR")
-	if localDir == "" {
-		t.Skip("set CONVERGENCE_LOCAL_DIR to the LOCAL_DIR of a running stack started with START_CONTROLLER=false")
-	}
-	cfg := ConvergenceConfig{LocalDir: localDir, Logf: t.Logf}
-	var err error
-	if cfg.RepoRoot, err = filepath.Abs("../.."); err != nil {
-		t.Fatal(err)
-	}
-	if v := os.Getenv("CONVERGENCE_N"); v != "" {
-		if cfg.N, err = strconv.Atoi(v); err != nil {
-			t.Fatalf("CONVERGENCE_N: %v", err)
-		}
-	}
-	if v := os.Getenv("CONVERGENCE_STEADY_STATE"); v != "" {
-		if cfg.SteadyState, err = time.ParseDuration(v); err != nil {
-			t.Fatalf("CONVERGENCE_STEADY_STATE: %v", err)
-		}
-	}
-	if v := os.Getenv("CONVERGENCE_CREATE_RATE"); v != "" {
-		if cfg.CreateRate, err = strconv.ParseFloat(v, 64); err != nil {
-			t.Fatalf("CONVERGENCE_CREATE_RATE: %v", err)
-		}
-	}
-	res, err := RunConvergence(context.Background(), cfg)
-	if res != nil {
-		out, _ := json.MarshalIndent(res, "", "  ")
-		t.Logf("%s\n\n%s", out, res.Markdown())
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 

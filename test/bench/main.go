@@ -24,11 +24,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,8 +46,9 @@ type options struct {
 	gets, lists, updates, watchUpdates      int
 	watchers, fanoutWrites                  int
 	pageLimit                               int64
-	cbor, convergence                       bool
+	cbor, convergence, scenarios            bool
 	convergenceN, smallSize                 int
+	convergencePerNamespace                 int
 	steadyState                             time.Duration
 }
 
@@ -70,6 +73,8 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.smallSize, "small-objects", 10000, "after the sizes, measure every operation again at this size with small objects (image, replicas, one port); 0 skips it")
 	flag.BoolVar(&o.convergence, "convergence", true, "measure controller convergence after the API scenarios")
 	flag.IntVar(&o.convergenceN, "convergence-n", 1000, "NginxOperators the convergence run creates")
+	flag.IntVar(&o.convergencePerNamespace, "convergence-per-namespace", 100, "NginxOperators per namespace in the convergence run")
+	flag.BoolVar(&o.scenarios, "scenarios", true, "measure the API scenarios (false: only the convergence run)")
 	flag.DurationVar(&o.steadyState, "steady-state", 60*time.Second, "how long the convergence run counts writes after convergence")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
@@ -81,6 +86,9 @@ func parseFlags() (*options, error) {
 	}
 	if o.rounds < 1 || o.clients < 1 || o.gets < 1 || o.lists < 1 || o.updates < 1 || o.watchUpdates < 1 || o.pageLimit < 1 {
 		return nil, errors.New("-rounds, -clients, -gets, -lists, -updates, -watch-updates and -page-limit must be positive")
+	}
+	if o.convergenceN < 1 || o.convergencePerNamespace < 1 {
+		return nil, errors.New("-convergence-n and -convergence-per-namespace must be positive")
 	}
 	if o.command == "" {
 		o.command = strings.Join(os.Args, " ")
@@ -106,7 +114,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, o *options) (err error) {
+func run(ctx context.Context, o *options) error {
 	started := time.Now()
 	logf := func(format string, args ...any) {
 		fmt.Printf("[%6s] %s\n", time.Since(started).Round(time.Second), fmt.Sprintf(format, args...))
@@ -115,70 +123,131 @@ func run(ctx context.Context, o *options) (err error) {
 	if err != nil {
 		return err
 	}
+	result := &Result{
+		Command: o.command, Started: started.UTC(), Machine: describeMachine(), Versions: map[string]string{},
+		Settings: Settings{Sizes: o.sizes, Rounds: o.rounds, Clients: o.clients, GetsPerRound: o.gets,
+			ListsPerRound: o.lists, UpdatesPerRnd: o.updates, WatchPerRound: o.watchUpdates, PageLimit: o.pageLimit,
+			Watchers: o.watchers, FanoutWrites: o.fanoutWrites, CBOR: o.cbor, CRDFile: o.crdFile,
+			ConvergenceN: o.convergenceN, ConvergencePerNamespace: o.convergencePerNamespace, ConvergenceRun: o.convergence,
+			Scenarios: o.scenarios},
+	}
+	result.Versions["go (benchmark client)"] = result.Machine.GoVersion
+	if o.scenarios {
+		if err := runAPIScenarios(ctx, o, root, result, logf); err != nil {
+			return err
+		}
+	}
+	if o.convergence {
+		rate := 0.0
+		if o.scenarios {
+			rate = bestRate(result, opCreate, o.sizes[len(o.sizes)-1], "aggregated")
+		}
+		logf("controller convergence: %d NginxOperators, %d per namespace", o.convergenceN, o.convergencePerNamespace)
+		conv, err := RunConvergence(ctx, ConvergenceConfig{RepoRoot: root, N: o.convergenceN, PerNamespace: o.convergencePerNamespace,
+			SteadyState: o.steadyState, CreateRate: rate, Logf: logf,
+			Stack: func(purpose string) (string, func(), error) {
+				stack, stop, err := startStack(root, stackSettings(false), purpose, result.Versions, logf)
+				if err != nil {
+					return "", nil, err
+				}
+				return stack.LocalDir, stop, nil
+			}})
+		if err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			result.ConvergenceError = err.Error()
+			logf("convergence failed: %v", err)
+		}
+		result.Convergence = conv
+	}
+	result.Goals = evaluateGoals(result)
+	result.Duration = time.Since(started).Round(time.Second).String()
+	if err := writeReport(o.out, result); err != nil {
+		return err
+	}
+	logf("wrote %s/benchmarks.md, benchmarks.json and benchmarks.svg", o.out)
+	return nil
+}
+
+// stackSettings are the variables of a private benchmark stack: no controller, and our
+// apiserver keeping its objects in the stack's etcd process under its own prefix, as
+// kube-apiserver does, so that its heap holds no embedded etcd and the heap per object
+// compares like with like. With cbor both servers serve CBOR.
+func stackSettings(cbor bool) []string {
+	extra := []string{"START_CONTROLLER=false", "OPERATOR_APISERVER_STORAGE=external"}
+	if cbor {
+		gate := "--feature-gates=CBORServingAndStorage=true"
+		extra = append(extra, "KUBE_APISERVER_EXTRA_FLAGS="+gate, "OPERATOR_APISERVER_EXTRA_FLAGS="+gate)
+	}
+	return extra
+}
+
+// startStack starts a private local control plane for purpose and returns its LOCAL_DIR
+// and the function that stops it by PID (safe to call more than once). The servers'
+// versions are added to versions.
+func startStack(root string, extra []string, purpose string, serverVersions map[string]string, logf func(string, ...any)) (*framework.Stack, func(), error) {
+	stack, err := framework.NewStack(root, "nginx-operator-bench-", extra...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			logf("stopping the local control plane of %s", purpose)
+			if out, err := stack.Down(2 * time.Minute); err != nil {
+				fmt.Fprintln(os.Stderr, out, err)
+			}
+		})
+	}
+	logf("starting a private local control plane for %s in %s", purpose, stack.LocalDir)
+	if err := stack.Up(3, 10*time.Minute); err != nil {
+		stack.DumpLogs(20)
+		stop()
+		return nil, nil, err
+	}
+	logf("local control plane up")
+	if err := stopController(stack.LocalDir, logf); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	maps.Copy(serverVersions, versions(context.Background(), stack.LocalDir, stack.Ports))
+	return stack, stop, nil
+}
+
+// runAPIScenarios measures every operation on both APIs on a stack of its own, stopped
+// before it returns so that the convergence run has the machine to itself.
+func runAPIScenarios(ctx context.Context, o *options, root string, result *Result, logf func(string, ...any)) error {
 	crd, err := readCRD(filepath.Join(root, o.crdFile))
 	if err != nil {
 		return err
 	}
-	// Our apiserver keeps its objects in the stack's etcd process, under its own prefix,
-	// as kube-apiserver does: its heap then holds no embedded etcd, and the heap per
-	// object compares like with like.
-	extra := []string{"START_CONTROLLER=false", "OPERATOR_APISERVER_STORAGE=external"}
-	if o.cbor {
-		gate := "--feature-gates=CBORServingAndStorage=true"
-		extra = append(extra, "KUBE_APISERVER_EXTRA_FLAGS="+gate, "OPERATOR_APISERVER_EXTRA_FLAGS="+gate)
-	}
-	stack, err := framework.NewStack(root, "nginx-operator-bench-", extra...)
+	stack, stop, err := startStack(root, stackSettings(o.cbor), "the API scenarios", result.Versions, logf)
 	if err != nil {
 		return err
 	}
-	// Whatever happens from here on (a failed phase, Ctrl-C), the stack is stopped by PID.
-	defer func() {
-		logf("stopping the local control plane")
-		if out, downErr := stack.Down(2 * time.Minute); downErr != nil {
-			fmt.Fprintln(os.Stderr, out)
-			err = errors.Join(err, downErr)
-		}
-	}()
-	logf("starting a private local control plane in %s", stack.LocalDir)
-	if err := stack.Up(3, 10*time.Minute); err != nil {
-		stack.DumpLogs(20)
-		return err
-	}
-	logf("local control plane up")
-	if err := stopController(stack.LocalDir, logf); err != nil {
-		return err
-	}
-
-	kubeHost := fmt.Sprintf("https://127.0.0.1:%d", stack.Ports["KUBE_APISERVER_PORT"])
-	operatorHost := fmt.Sprintf("https://127.0.0.1:%d", stack.Ports["OPERATOR_APISERVER_PORT"])
-	kubeAdmin := adminConfig(stack.LocalDir, kubeHost, "ca.crt")
-	operatorAdmin := adminConfig(stack.LocalDir, operatorHost, "nginx-operator-ca.crt")
+	defer stop()
+	localDir, ports := stack.LocalDir, stack.Ports
+	kubeHost := fmt.Sprintf("https://127.0.0.1:%d", ports["KUBE_APISERVER_PORT"])
+	operatorHost := fmt.Sprintf("https://127.0.0.1:%d", ports["OPERATOR_APISERVER_PORT"])
+	kubeAdmin := adminConfig(localDir, kubeHost, "ca.crt")
+	operatorAdmin := adminConfig(localDir, operatorHost, "nginx-operator-ca.crt")
 	if err := crd.install(ctx, kubeAdmin); err != nil {
 		return err
 	}
-	targets := newTargets(stack.LocalDir, stack.Ports["KUBE_APISERVER_PORT"], stack.Ports["OPERATOR_APISERVER_PORT"], crd.gvr, crd.kind)
+	targets := newTargets(localDir, ports["KUBE_APISERVER_PORT"], ports["OPERATOR_APISERVER_PORT"], crd.gvr, crd.kind)
 	if err := createNamespaces(ctx, kubeAdmin, targets); err != nil {
 		return err
 	}
-	if err := issueBenchIdentity(stack.LocalDir); err != nil {
+	if err := issueBenchIdentity(localDir); err != nil {
 		return err
 	}
 	if err := grantBenchIdentity(ctx, kubeAdmin, targets); err != nil {
 		return err
 	}
 
-	result := &Result{
-		Command: o.command, Started: started.UTC(), Machine: describeMachine(),
-		Versions: versions(ctx, stack.LocalDir, stack.Ports),
-		Settings: Settings{Sizes: o.sizes, Rounds: o.rounds, Clients: o.clients, GetsPerRound: o.gets,
-			ListsPerRound: o.lists, UpdatesPerRnd: o.updates, WatchPerRound: o.watchUpdates, PageLimit: o.pageLimit,
-			Watchers: o.watchers, FanoutWrites: o.fanoutWrites,
-			CBOR: o.cbor, CRDFile: o.crdFile, ConvergenceN: o.convergenceN, ConvergenceRun: o.convergence},
-	}
-	result.Versions["go (benchmark client)"] = result.Machine.GoVersion
-
 	b := &Bench{cfg: result.Settings, targets: targets, logf: logf, stored: map[string]int{}, accs: map[string]*acc{}}
-	if b.clients, result.Targets, err = connect(ctx, stack.LocalDir, targets, o, logf); err != nil {
+	if b.clients, result.Targets, err = connect(ctx, localDir, targets, o, logf); err != nil {
 		return err
 	}
 	// The same three targets in namespaces of their own, for the small-object pass.
@@ -189,7 +258,7 @@ func run(ctx context.Context, o *options) (err error) {
 			return err
 		}
 		small = &Bench{cfg: result.Settings, targets: smallTargets, logf: logf, stored: map[string]int{}, accs: map[string]*acc{}}
-		if small.clients, _, err = connect(ctx, stack.LocalDir, smallTargets, o, logf); err != nil {
+		if small.clients, _, err = connect(ctx, localDir, smallTargets, o, logf); err != nil {
 			return err
 		}
 	}
@@ -202,7 +271,7 @@ func run(ctx context.Context, o *options) (err error) {
 		}
 		heapOf[name] = heapSource{url: cfg.Host, client: client}
 	}
-	if b.resources, err = newResources(stack.LocalDir, heapOf); err != nil {
+	if b.resources, err = newResources(localDir, heapOf); err != nil {
 		return err
 	}
 	var profiler *Profiler
@@ -225,27 +294,6 @@ func run(ctx context.Context, o *options) (err error) {
 		}
 		result.SmallObjects = &SmallObjects{Size: o.smallSize, Ops: small.results(map[string]bool{opCreate: true, opDelete: true, opPaginate: true})}
 	}
-
-	if o.convergence {
-		rate := bestRate(result, opCreate, o.sizes[len(o.sizes)-1], "aggregated")
-		logf("controller convergence: %d NginxOperators (create rate through the aggregator %.0f/s)", o.convergenceN, rate)
-		conv, err := RunConvergence(ctx, ConvergenceConfig{RepoRoot: root, LocalDir: stack.LocalDir, N: o.convergenceN,
-			SteadyState: o.steadyState, CreateRate: rate, Logf: logf})
-		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			result.ConvergenceError = err.Error()
-			logf("convergence failed: %v", err)
-		}
-		result.Convergence = conv
-	}
-	result.Goals = evaluateGoals(result)
-	result.Duration = time.Since(started).Round(time.Second).String()
-	if err := writeReport(o.out, result); err != nil {
-		return err
-	}
-	logf("wrote %s/benchmarks.md, benchmarks.json and benchmarks.svg", o.out)
 	return nil
 }
 

@@ -93,6 +93,10 @@ type Settings struct {
 	CRDFile        string `json:"crdFile"`
 	ConvergenceN   int    `json:"convergenceN"`
 	ConvergenceRun bool   `json:"convergenceRun"`
+	// ConvergencePerNamespace is how many NginxOperators share a namespace.
+	ConvergencePerNamespace int `json:"convergencePerNamespace"`
+	// Scenarios is false when only the convergence run was measured.
+	Scenarios bool `json:"scenarios"`
 }
 
 // TargetInfo records which formats each target served.
