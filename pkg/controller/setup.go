@@ -46,20 +46,22 @@ const (
 // SetupWithManager registers the reconciler with mgr: it reconciles every NginxOperator
 // and is woken by changes to what the NginxOperators own (Deployments, Services,
 // PodDisruptionBudgets, the ConfigMap of an inline configuration), to their pods, and to
-// the ConfigMaps and Secrets they mount. Of ConfigMaps and Secrets only the metadata is
+// the ConfigMaps and Secrets they mount; changes to what runs come first (followUp). Of ConfigMaps and Secrets only the metadata is
 // watched; the reconciler reads the few it mounts.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha2.NginxOperator{}, referencesIndex, references); err != nil {
 		return err
 	}
 	maxRetryDelay := cmp.Or(r.MaxRetryDelay, DefaultMaxRetryDelay)
+	// What an NginxOperator controls, as Owns() would watch it, but at followUpPriority.
+	owned := followUp(handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &v1alpha2.NginxOperator{}, handler.OnlyControllerOwner()))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nginxoperator").
 		For(&v1alpha2.NginxOperator{}).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
-		Owns(&policyv1.PodDisruptionBudget{}).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(podOwner)).
+		Watches(&appsv1.Deployment{}, owned).
+		Watches(&corev1.Service{}, owned).
+		Watches(&policyv1.PodDisruptionBudget{}, owned).
+		Watches(&corev1.Pod{}, followUp(handler.EnqueueRequestsFromMapFunc(podOwner))).
 		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.referencing("ConfigMap"))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.referencing("Secret"))).
 		WithOptions(controller.Options{

@@ -23,16 +23,26 @@ import (
 	"strings"
 )
 
-// Markdown is the convergence section of docs/benchmarks.md.
+// Markdown is the section of docs/benchmarks.md for one convergence run.
+func (run *ConvergenceRun) Markdown() string {
+	head := fmt.Sprintf("## Controller convergence: %d NginxOperators\n\nMeasured by `%s`, started %s, took %s.\n\n",
+		run.N, run.Command, run.Started.Format("2006-01-02 15:04 MST"), run.Duration)
+	if run.Error != "" {
+		head += fmt.Sprintf("The convergence run failed: %s\n\n", run.Error)
+	}
+	return head + run.Result.Markdown()
+}
+
+// Markdown is the body of a convergence section.
 func (r *ConvergenceResult) Markdown() string {
 	if r == nil {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Controller convergence\n\n")
-	fmt.Fprintf(&b, "%d NginxOperators (replicas %d) created through the aggregator by %d concurrent clients while the controller runs; "+
-		"converged means every one is Available and rolled out (Progressing False) at its current generation, with its Deployment and Service present.\n\n",
-		r.N, r.Replicas, convergenceCreateWorkers)
+	fmt.Fprintf(&b, "%d NginxOperators (replicas %d, %d namespaces of %d) created through the aggregator by %d concurrent clients while the controller runs; "+
+		"converged means every one is Available and rolled out (Progressing False) at its current generation, with its Deployment and Service present. "+
+		"The baseline and the controller run each have a fresh stack of their own.\n\n",
+		r.N, r.Replicas, r.Namespaces, r.N/max(r.Namespaces, 1), convergenceCreateWorkers)
 	b.WriteString("| measure | value |\n|---|---|\n")
 	row := func(name, format string, args ...any) {
 		fmt.Fprintf(&b, "| %s | %s |\n", name, fmt.Sprintf(format, args...))
@@ -52,6 +62,8 @@ func (r *ConvergenceResult) Markdown() string {
 	row("reconciles while converging", "%.0f (%.2f per object)", r.Reconciles, safeRatio(r.Reconciles, float64(r.N)))
 	row("controller CPU while converging", "%.1f s", r.ControllerCPUSeconds)
 	row("controller heap after GC, converged", "%.1f MiB", r.ControllerHeapBytes/(1<<20))
+	row("controller RSS, converged (peak)", "%.1f MiB (%.1f MiB)", r.ControllerRSSBytes/(1<<20), r.ControllerPeakRSSBytes/(1<<20))
+	row("SubjectAccessReviews our apiserver sent while converging", "%.0f (%.4f per reconcile; the controller's status writes and the benchmark's creates)", r.Reviews, r.ReviewsPerReconcile)
 	row("writes to kube-apiserver by every client while converging", "%.1f per object, %.0f/s (largest: %s)", r.ClusterWritesPerObject, r.ClusterWriteRate, largest(r.ClusterWrites, 5))
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "The lower bound is the time the API takes just to accept the N creates (%s); convergence cannot finish earlier. "+

@@ -126,15 +126,22 @@ func TestConvergenceBounds(t *testing.T) {
 func TestConvergenceMarkdown(t *testing.T) {
 	r := &ConvergenceResult{N: 1000, Replicas: 1, CreateSeconds: 3, ConvergeSeconds: 30, CreateRate: 400, LowerBoundSeconds: 2.5, RatioToLowerBound: 12,
 		Writes: ConvergenceWrites{ByKind: map[string]float64{"Deployment": 1000}, PerObject: 5}, SteadyStateSeconds: 60,
-		ClusterWrites: map[string]float64{"pods ": 3000, "deployments status": 2000}, Notes: []string{"a note"}}
-	md := r.Markdown()
-	for _, want := range []string{"## Controller convergence", "| converged in (from the first create) | **30.0 s** |", "**12.0x**", "pods 3000, deployments status 2000", "- a note"} {
+		ClusterWrites: map[string]float64{"pods ": 3000, "deployments status": 2000}, Notes: []string{"a note"},
+		Namespaces: 10, ControllerRSSBytes: 50 << 20, ControllerPeakRSSBytes: 60 << 20, Reviews: 4, ReviewsPerReconcile: 0.002}
+	run := &ConvergenceRun{N: 1000, Command: "make bench", Result: r}
+	md := run.Markdown()
+	for _, want := range []string{"## Controller convergence: 1000 NginxOperators", "Measured by `make bench`", "10 namespaces of 100",
+		"| controller RSS, converged (peak) | 50.0 MiB (60.0 MiB) |", "4 (0.0020 per reconcile", "| converged in (from the first create) | **30.0 s** |", "**12.0x**", "pods 3000, deployments status 2000", "- a note"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the section lacks %q:\n%s", want, md)
 		}
 	}
 	if (*ConvergenceResult)(nil).Markdown() != "" {
 		t.Error("a missing result renders something")
+	}
+	failed := (&ConvergenceRun{N: 1000, Error: "no stack"}).Markdown()
+	if !strings.Contains(failed, "The convergence run failed: no stack") {
+		t.Errorf("a failed run does not say why:\n%s", failed)
 	}
 }
 

@@ -128,7 +128,6 @@ func run(ctx context.Context, o *options) error {
 		Settings: Settings{Sizes: o.sizes, Rounds: o.rounds, Clients: o.clients, GetsPerRound: o.gets,
 			ListsPerRound: o.lists, UpdatesPerRnd: o.updates, WatchPerRound: o.watchUpdates, PageLimit: o.pageLimit,
 			Watchers: o.watchers, FanoutWrites: o.fanoutWrites, CBOR: o.cbor, CRDFile: o.crdFile,
-			ConvergenceN: o.convergenceN, ConvergencePerNamespace: o.convergencePerNamespace, ConvergenceRun: o.convergence,
 			Scenarios: o.scenarios},
 	}
 	result.Versions["go (benchmark client)"] = result.Machine.GoVersion
@@ -142,24 +141,15 @@ func run(ctx context.Context, o *options) error {
 		if o.scenarios {
 			rate = bestRate(result, opCreate, o.sizes[len(o.sizes)-1], "aggregated")
 		}
-		logf("controller convergence: %d NginxOperators, %d per namespace", o.convergenceN, o.convergencePerNamespace)
-		conv, err := RunConvergence(ctx, ConvergenceConfig{RepoRoot: root, N: o.convergenceN, PerNamespace: o.convergencePerNamespace,
-			SteadyState: o.steadyState, CreateRate: rate, Logf: logf,
-			Stack: func(purpose string) (string, func(), error) {
-				stack, stop, err := startStack(root, stackSettings(false), purpose, result.Versions, logf)
-				if err != nil {
-					return "", nil, err
-				}
-				return stack.LocalDir, stop, nil
-			}})
+		run, err := convergenceRun(ctx, o, root, rate, result.Versions, logf)
 		if err != nil {
-			if ctx.Err() != nil {
-				return err
-			}
-			result.ConvergenceError = err.Error()
-			logf("convergence failed: %v", err)
+			return err
 		}
-		result.Convergence = conv
+		result.Convergence = []*ConvergenceRun{run}
+	}
+	result, err = keepPrevious(filepath.Join(o.out, "benchmarks.json"), result, logf)
+	if err != nil {
+		return err
 	}
 	result.Goals = evaluateGoals(result)
 	result.Duration = time.Since(started).Round(time.Second).String()
@@ -168,6 +158,32 @@ func run(ctx context.Context, o *options) error {
 	}
 	logf("wrote %s/benchmarks.md, benchmarks.json and benchmarks.svg", o.out)
 	return nil
+}
+
+// convergenceRun measures controller convergence on stacks of its own. Only an
+// interrupt is an error: a failed run is reported in its section.
+func convergenceRun(ctx context.Context, o *options, root string, createRate float64, versions map[string]string, logf func(string, ...any)) (*ConvergenceRun, error) {
+	run := &ConvergenceRun{N: o.convergenceN, PerNamespace: o.convergencePerNamespace, Command: o.command, Started: time.Now().UTC()}
+	logf("controller convergence: %d NginxOperators, %d per namespace", o.convergenceN, o.convergencePerNamespace)
+	res, err := RunConvergence(ctx, ConvergenceConfig{RepoRoot: root, N: o.convergenceN, PerNamespace: o.convergencePerNamespace,
+		SteadyState: o.steadyState, CreateRate: createRate, Logf: logf,
+		Stack: func(purpose string) (string, func(), error) {
+			stack, stop, err := startStack(root, stackSettings(false), purpose, versions, logf)
+			if err != nil {
+				return "", nil, err
+			}
+			return stack.LocalDir, stop, nil
+		}})
+	run.Duration = time.Since(run.Started).Round(time.Second).String()
+	run.Result = res
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		run.Error = err.Error()
+		logf("convergence failed: %v", err)
+	}
+	return run, nil
 }
 
 // stackSettings are the variables of a private benchmark stack: no controller, and our

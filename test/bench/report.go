@@ -126,13 +126,11 @@ func renderMarkdown(r *Result) string {
 	renderStreamMemory(&b, r)
 	renderProfiles(&b, r)
 
-	switch {
-	case r.Convergence != nil: // its own section, heading included
-		w("%s\n", strings.TrimSpace(r.Convergence.Markdown()))
-	case r.ConvergenceError != "":
-		w("## Controller convergence\n\nThe convergence run failed: %s\n", r.ConvergenceError)
-	default:
-		w("## Controller convergence\n\nNot run in this invocation (-convergence=false).\n")
+	if len(r.Convergence) == 0 {
+		w("## Controller convergence\n\nNot run (-convergence=false).\n")
+	}
+	for _, run := range r.Convergence {
+		w("%s\n\n", strings.TrimSpace(run.Markdown()))
 	}
 	w("\n![latency against object count](benchmarks.svg)\n\nMachine-readable: [benchmarks.json](benchmarks.json).\n")
 	return b.String()

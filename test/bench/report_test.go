@@ -36,7 +36,7 @@ func fixedResult() *Result {
 		Command: "make bench", Started: time.Date(2026, 11, 22, 6, 0, 0, 0, time.UTC), Duration: "12m0s",
 		Machine:  Machine{CPUModel: "test CPU", Cores: 2, MemoryGiB: "4.0", Kernel: "6.0", GoVersion: "go1.26", OS: "linux/amd64"},
 		Versions: map[string]string{kubeAPIServer: "v1.36.3"},
-		Settings: Settings{Sizes: []int{1000, 5000}, Rounds: 3, Clients: 16, PageLimit: 500, ConvergenceN: 1000},
+		Settings: Settings{Sizes: []int{1000, 5000}, Rounds: 3, Clients: 16, PageLimit: 500, Scenarios: true},
 		Targets: []TargetInfo{
 			{Name: "crd", Title: "CRD", Formats: map[string]string{"json": "served", "protobuf": "not served: no client encoding"}},
 			{Name: "aggregated", Title: "aggregated", Formats: map[string]string{"json": "served", "protobuf": "served"}},
@@ -98,7 +98,7 @@ func TestGoals(t *testing.T) {
 		{"Heap per stored object", true, true, 6000.0 / 20000},     // 0.30 ≤ 0.33
 		{"Watch delivery p99 at 5000 objects, aggregated", true, false, 12.0 / 10},
 		{"Watch delivery p99 at 5000 objects, direct", true, true, 8.0 / 10},
-		{"Controller: 1000 objects converge", false, false, 0},
+		{"Controller convergence", false, false, 0},
 		{"GET through the aggregator at 5000", true, false, 4.0 / 5},
 		{"CPU per GET across all processes at 5000", true, true, 1},
 		{"SubjectAccessReviews per GET", true, true, 3.0 / 1800},
@@ -160,7 +160,7 @@ func TestRenderMarkdown(t *testing.T) {
 		"| aggregated | protobuf | 520 (468–572) |",
 		"| 5000 | nginx-operator-apiserver | 10000 |",
 		"kubernetes issue 124680",
-		"Not run in this invocation",
+		"Not run (-convergence=false)",
 		"## Small objects: 5000 per target",
 		"| aggregated | protobuf | 5.0 (4.5–5.5) | 6.0 (5.4–6.6) | 2.40x |",
 		"| SubjectAccessReviews per GET served by our apiserver at 5000 objects (benchmark user authorized by RBAC) | ≤ 0.01 | 0.0017: 3 reviews for 1800 GETs of random names | **met** |",
@@ -183,9 +183,9 @@ func TestRenderMarkdown(t *testing.T) {
 
 func TestControllerGoalsJudgeBothFloors(t *testing.T) {
 	r := fixedResult()
-	r.Settings.ConvergenceRun = true
-	r.Convergence = &ConvergenceResult{N: 1000, ConvergeSeconds: 80, LowerBoundSeconds: 2, RatioToLowerBound: 40, LowerBound: "N / create rate",
-		BaselineSeconds: 50, RatioToBaseline: 1.6, ClusterWritesPerObject: 22, Writes: ConvergenceWrites{PerObject: 6}, SteadyStateSeconds: 60}
+	run := &ConvergenceRun{N: 1000, Result: &ConvergenceResult{N: 1000, ConvergeSeconds: 80, LowerBoundSeconds: 2, RatioToLowerBound: 40, LowerBound: "N / create rate",
+		BaselineSeconds: 50, RatioToBaseline: 1.6, ClusterWritesPerObject: 22, Writes: ConvergenceWrites{PerObject: 6}, SteadyStateSeconds: 60}}
+	r.Convergence = []*ConvergenceRun{run}
 	goals := controllerGoals(r)
 	if len(goals) != 3 {
 		t.Fatalf("want the create-rate, baseline and steady-state goals, got %+v", goals)
@@ -193,14 +193,58 @@ func TestControllerGoalsJudgeBothFloors(t *testing.T) {
 	if g := goals[0]; !g.Known || g.Met || !strings.Contains(g.Why, "50.0 s") {
 		t.Errorf("create-rate goal: missed, explained by the baseline: %+v", g)
 	}
-	if g := goals[1]; !g.Known || !g.Met || !approxEqual(g.Value, 1.6) {
-		t.Errorf("baseline goal: met at 1.6x: %+v", g)
+	if g := goals[1]; !g.Known || !g.Met || !approxEqual(g.Value, 1.6) || g.Want != "≤ 2x" {
+		t.Errorf("baseline goal below 10000 objects: met at 1.6x against 2x: %+v", g)
 	}
 	if g := goals[2]; !g.Known || !g.Met {
 		t.Errorf("steady state with 0 writes: %+v", g)
 	}
-	r.Convergence.RatioToBaseline = 2.5
+	run.Result.RatioToBaseline = 2.5
 	if g := controllerGoals(r)[1]; g.Met {
 		t.Errorf("2.5x the baseline must be missed: %+v", g)
+	}
+
+	// At 10000 objects the goal is 1.3x.
+	run.N, run.Result.N = 10000, 10000
+	for _, c := range []struct {
+		ratio float64
+		met   bool
+	}{{1.25, true}, {1.35, false}} {
+		run.Result.RatioToBaseline = c.ratio
+		if g := controllerGoals(r)[1]; !g.Known || g.Met != c.met || g.Want != "≤ 1.3x" {
+			t.Errorf("10000 objects at %.2fx: met %v, want %v: %+v", c.ratio, g.Met, c.met, g)
+		}
+	}
+	run.Error, run.Result = "stack did not start", nil
+	if g := controllerGoals(r)[1]; g.Known || !strings.Contains(g.Why, "stack did not start") {
+		t.Errorf("a failed run is explained, not judged: %+v", g)
+	}
+}
+
+func TestMergeKeepsWhatThisRunDidNotMeasure(t *testing.T) {
+	prev := fixedResult()
+	prev.Convergence = []*ConvergenceRun{{N: 100, Command: "a quick make bench"}, {N: 1000, Command: "make bench"}, {N: 10000, Command: "make bench-controller (old)"}}
+	prev.Versions = map[string]string{"kube-apiserver": "v1.36.3"}
+
+	// make bench-controller: only a 10000 run; the API scenarios and the 1000 run stay.
+	onlyConvergence := &Result{Settings: Settings{Scenarios: false}, Versions: map[string]string{"go (benchmark client)": "go1.26"},
+		Convergence: []*ConvergenceRun{{N: 10000, Command: "make bench-controller"}}}
+	got := mergeResults(prev, onlyConvergence)
+	if len(got.Ops) != len(prev.Ops) || len(got.Ops) == 0 {
+		t.Errorf("the API scenarios were not kept: %d operations, want %d", len(got.Ops), len(prev.Ops))
+	}
+	if len(got.Convergence) != 3 || got.Convergence[1].Command != "make bench" || got.Convergence[2].Command != "make bench-controller" {
+		t.Errorf("runs: want the kept 100 and 1000 and the new 10000, got %d runs", len(got.Convergence))
+	}
+	if got.Versions["kube-apiserver"] == "" || got.Versions["go (benchmark client)"] == "" {
+		t.Errorf("versions of both runs should be kept: %v", got.Versions)
+	}
+
+	// make bench: new API scenarios and a 1000 run; the 10000 run stays, the quick 100 goes.
+	full := fixedResult()
+	full.Convergence = []*ConvergenceRun{{N: 1000, Command: "make bench (new)"}}
+	got = mergeResults(prev, full)
+	if got != full || len(got.Convergence) != 2 || got.Convergence[0].Command != "make bench (new)" || got.Convergence[1].N != 10000 {
+		t.Errorf("make bench should keep its own results and add the 10000 run: %+v", got.Convergence)
 	}
 }

@@ -41,13 +41,26 @@ type Result struct {
 	// AuthzReviews are the SubjectAccessReviews of each GET phase.
 	AuthzReviews []ReviewPoint `json:"authzReviews,omitempty"`
 	// SmallObjects is the pass with small objects, when it ran.
-	SmallObjects *SmallObjects      `json:"smallObjects,omitempty"`
-	Goals        []Goal             `json:"goals"`
-	Profiles     []ProfileSummary   `json:"profiles,omitempty"`
-	Convergence  *ConvergenceResult `json:"convergence,omitempty"`
-	// ConvergenceError is set when the convergence run failed.
-	ConvergenceError string   `json:"convergenceError,omitempty"`
-	Notes            []string `json:"notes,omitempty"`
+	SmallObjects *SmallObjects    `json:"smallObjects,omitempty"`
+	Goals        []Goal           `json:"goals"`
+	Profiles     []ProfileSummary `json:"profiles,omitempty"`
+	// Convergence holds the controller convergence runs, one per size: make bench
+	// measures 1000 NginxOperators after the API scenarios, make bench-controller 10000
+	// alone (it takes longer than make bench may). Each keeps the other's parts of the
+	// report it replaces.
+	Convergence []*ConvergenceRun `json:"convergenceRuns,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+}
+
+// ConvergenceRun is one convergence measurement and the command that made it.
+type ConvergenceRun struct {
+	N            int                `json:"n"`
+	PerNamespace int                `json:"perNamespace"`
+	Command      string             `json:"command"`
+	Started      time.Time          `json:"started"`
+	Duration     string             `json:"duration"`
+	Result       *ConvergenceResult `json:"result,omitempty"`
+	Error        string             `json:"error,omitempty"`
 }
 
 // ReviewPoint is the SubjectAccessReviews our apiserver sent kube-apiserver while the
@@ -79,23 +92,19 @@ func (r *Result) smallView() *Result {
 
 // Settings are the knobs of the run.
 type Settings struct {
-	Sizes          []int  `json:"sizes"`
-	Rounds         int    `json:"rounds"`
-	Clients        int    `json:"clients"`
-	GetsPerRound   int    `json:"getsPerRound"`
-	ListsPerRound  int    `json:"listsPerRound"`
-	UpdatesPerRnd  int    `json:"updatesPerRound"`
-	WatchPerRound  int    `json:"watchUpdatesPerRound"`
-	PageLimit      int64  `json:"pageLimit"`
-	Watchers       int    `json:"watchers"`
-	FanoutWrites   int    `json:"fanoutWritesPerRound"`
-	CBOR           bool   `json:"cborFeatureGate"`
-	CRDFile        string `json:"crdFile"`
-	ConvergenceN   int    `json:"convergenceN"`
-	ConvergenceRun bool   `json:"convergenceRun"`
-	// ConvergencePerNamespace is how many NginxOperators share a namespace.
-	ConvergencePerNamespace int `json:"convergencePerNamespace"`
-	// Scenarios is false when only the convergence run was measured.
+	Sizes         []int  `json:"sizes"`
+	Rounds        int    `json:"rounds"`
+	Clients       int    `json:"clients"`
+	GetsPerRound  int    `json:"getsPerRound"`
+	ListsPerRound int    `json:"listsPerRound"`
+	UpdatesPerRnd int    `json:"updatesPerRound"`
+	WatchPerRound int    `json:"watchUpdatesPerRound"`
+	PageLimit     int64  `json:"pageLimit"`
+	Watchers      int    `json:"watchers"`
+	FanoutWrites  int    `json:"fanoutWritesPerRound"`
+	CBOR          bool   `json:"cborFeatureGate"`
+	CRDFile       string `json:"crdFile"`
+	// Scenarios is false when this command measured only a convergence run.
 	Scenarios bool `json:"scenarios"`
 }
 
