@@ -90,7 +90,9 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 			&corev1.Service{}:               managed,
 			&policyv1.PodDisruptionBudget{}: managed,
 			// The nginx pods carry the label through the pod template; no other pod is cached.
-			&corev1.Pod{}: managed,
+			// Only their status is read, so their managed fields (a third of a pod) are not
+			// kept; the Deployments' and Services' are, to compare what the controller owns.
+			&corev1.Pod{}: {Label: managed.Label, Transform: cache.TransformStripManagedFields()},
 			// Of ConfigMaps and Secrets only metadata is cached, without managed fields:
 			// enough to notice a change to one an NginxOperator mounts.
 			metadataOf("ConfigMap"): {Transform: cache.TransformStripManagedFields()},
