@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,7 @@ const baselineFieldManager = "nginx-operator-bench-baseline"
 
 // measureClusterBaseline is the cluster's own floor for convergence: the same N
 // Deployments and Services the controller would apply (built by the controller's own
-// builders, in the same namespaces), applied directly by the same number of concurrent
+// builders, spread over namespaces the same way), applied directly by the same number of concurrent
 // clients while no controller runs, timed until every Deployment is Available. The
 // controller cannot converge faster than the cluster runs its children; the ratio to
 // this baseline is what the controller itself adds.
@@ -51,11 +52,14 @@ func (s *convergenceStack) measureClusterBaseline(ctx context.Context, layout na
 	factory := informers.NewSharedInformerFactory(s.kube, 0)
 	deployments := factory.Apps().V1().Deployments().Informer()
 	// Counted as events arrive: the benchmark's own CPU is taken from the cluster.
+	ours := func(d *appsv1.Deployment) bool {
+		return d != nil && strings.HasPrefix(d.Namespace, baselineNamespacePrefix) && deploymentAvailable(d)
+	}
 	observe := func(before, after *appsv1.Deployment) {
-		if before != nil && deploymentAvailable(before) {
+		if ours(before) {
 			available.Add(-1)
 		}
-		if after != nil && deploymentAvailable(after) {
+		if ours(after) {
 			available.Add(1)
 		}
 		select {
