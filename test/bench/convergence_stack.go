@@ -25,9 +25,9 @@ import (
 	"sync"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -200,24 +200,15 @@ func (s *convergenceStack) measureCreateRate(ctx context.Context, layout namespa
 // and Service. Listed once, at the end, so that the benchmark's own watches of ten
 // thousand Deployments and Services do not load the cluster it measures.
 func (s *convergenceStack) checkChildren(ctx context.Context, w *convergenceWatch) error {
-	deployments, services := map[string]bool{}, map[string]bool{}
 	selector := metav1.ListOptions{LabelSelector: controller.ManagedByLabel + "=" + controller.FieldManager, Limit: 500}
-	err := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	deployments, err := pagedKeys(ctx, selector, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return s.kube.AppsV1().Deployments("").List(ctx, opts)
-	}).EachListItem(ctx, selector, func(obj runtime.Object) error {
-		d := obj.(*appsv1.Deployment)
-		deployments[d.Namespace+"/"+d.Name] = true
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("listing the Deployments: %w", err)
 	}
-	err = pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	services, err := pagedKeys(ctx, selector, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return s.kube.CoreV1().Services("").List(ctx, opts)
-	}).EachListItem(ctx, selector, func(obj runtime.Object) error {
-		svc := obj.(*corev1.Service)
-		services[svc.Namespace+"/"+svc.Name] = true
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("listing the Services: %w", err)
@@ -235,6 +226,20 @@ func (s *convergenceStack) checkChildren(ctx context.Context, w *convergenceWatc
 		return fmt.Errorf("%d children missing after convergence, e.g. %s", len(missing), missing[0])
 	}
 	return nil
+}
+
+// pagedKeys is the namespace/name of every object list returns, page by page.
+func pagedKeys(ctx context.Context, opts metav1.ListOptions, list pager.ListPageFunc) (map[string]bool, error) {
+	keys := map[string]bool{}
+	err := pager.New(list).EachListItem(ctx, opts, func(obj runtime.Object) error {
+		m, err := apimeta.Accessor(obj)
+		if err != nil {
+			return err
+		}
+		keys[m.GetNamespace()+"/"+m.GetName()] = true
+		return nil
+	})
+	return keys, err
 }
 
 // waitControllerIdle waits until the controller's workqueue is empty and no reconcile
