@@ -88,7 +88,7 @@ type ConvergenceResult struct {
 	ControllerPeakRSSBytes float64 `json:"controller_peak_rss_bytes"`
 	// Reviews are the SubjectAccessReviews our apiserver sent kube-apiserver while
 	// converging (apiserver_delegated_authz_request_total), to authorize the controller's
-	// requests and the benchmark's creates; per reconcile and per object.
+	// requests and the benchmark's creates, and them per reconcile.
 	Reviews             float64 `json:"subject_access_reviews"`
 	ReviewsPerReconcile float64 `json:"subject_access_reviews_per_reconcile"`
 	// ClusterWrites are the writes every client made to kube-apiserver while the

@@ -20,16 +20,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	opinformers "github.com/example/nginx-operator/pkg/generated/informers/externalversions"
-	oplisters "github.com/example/nginx-operator/pkg/generated/listers/operator/v1alpha2"
 )
 
 // convergenceWatch follows every NginxOperator of the stack through an informer and
@@ -37,7 +37,6 @@ import (
 // event would take the benchmark's own CPU from the cluster it measures. Their children
 // are checked once, at the end (checkChildren).
 type convergenceWatch struct {
-	lister  oplisters.NginxOperatorLister
 	changed chan struct{}
 	cancel  context.CancelFunc
 
@@ -59,7 +58,6 @@ func (s *convergenceStack) watchNginxOperators(ctx context.Context) (*convergenc
 		cancel()
 		return nil, err
 	}
-	w.lister = nos.Lister()
 	factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), nos.Informer().HasSynced) {
 		cancel()
@@ -115,12 +113,9 @@ func isConverged(no *v1alpha2.NginxOperator) bool {
 
 // keys are the namespace/name of every NginxOperator the watch holds.
 func (w *convergenceWatch) keys() []string {
-	nos, _ := w.lister.List(labels.Everything())
-	keys := make([]string, 0, len(nos))
-	for _, no := range nos {
-		keys = append(keys, no.Namespace+"/"+no.Name)
-	}
-	return keys
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Collect(maps.Keys(w.state))
 }
 
 func (w *convergenceWatch) notConverged() int {
