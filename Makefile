@@ -28,9 +28,10 @@ bundle: ## The OLM bundle in bundle/ (ClusterServiceVersion, annotations, bundle
 # (hack/) and its test suites (test/); hack/tools builds the test cluster's Kubernetes binaries.
 MODULES := . pkg/apis pkg/generated hack test
 
-verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complains, or the modules disagree on the product's dependencies
+verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complains, the modules disagree on the product's dependencies, or a test sleeps outside hack/test-sleeps.allow
 	./hack/verify-codegen.sh
 	./hack/verify-modules.sh
+	./hack/verify-test-sleeps.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@for m in $(MODULES); do echo "go vet ($$m)"; CGO_ENABLED=0 $(GO) -C $$m vet -trimpath ./... || exit 1; done
 

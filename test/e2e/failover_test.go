@@ -61,16 +61,34 @@ func TestControllerLeaderFailover(t *testing.T) {
 			_ = standby.Kill()
 		}
 	})
-	time.Sleep(5 * time.Second)
+	// The standby tries for the Lease when it starts and then every retry period (2s), the
+	// leader renews it every retry period too: after the standby's first try and two
+	// renewals, it has found a healthy leader at least twice.
+	waitFor(t, time.Minute, "the standby's first try for the Lease", func() bool {
+		return strings.Contains(standby.Log(), "attempting to acquire leader lease")
+	})
+	renewTime := func() string {
+		return get(t, "get", "lease", "-n", "nginx-operator-system", "nginx-operator-controller", "-o", "jsonpath={.spec.renewTime}")
+	}
+	for renewal, last := 1, renewTime(); renewal <= 2; renewal++ {
+		waitFor(t, time.Minute, fmt.Sprintf("renewal %d of the Lease by the leader", renewal), func() bool {
+			now := renewTime()
+			if now != last {
+				last = now
+				return true
+			}
+			return false
+		})
+	}
 	if holder := leaseHolder(); holder != firstLeader {
 		t.Fatalf("the standby took the Lease from a healthy leader: %q -> %q", firstLeader, holder)
 	}
-	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n != 0 {
+	if n := controllerMetricAt(t, metricsPort, "nginx_operator_reconciles_total"); n != 0 {
 		t.Errorf("the standby reconciled %v times while not leading", n)
 	}
 	// Only the leader reports the gauge, so a sum over both replicas counts each once.
 	leaderInstances := controllerMetric(t, `nginx_operator_instances{condition="Available",status="True"}`)
-	standbyInstances := metricAt(t, metricsPort, `nginx_operator_instances{condition="Available",status="True"}`)
+	standbyInstances := controllerMetricAt(t, metricsPort, `nginx_operator_instances{condition="Available",status="True"}`)
 	if leaderInstances < 1 || standbyInstances != 0 {
 		t.Errorf("nginx_operator_instances{Available=True}: leader %v, standby %v; want at least 1 from the leader only", leaderInstances, standbyInstances)
 	}
@@ -117,10 +135,10 @@ func TestControllerLeaderFailover(t *testing.T) {
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "after-failover", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: after-failover, namespace: default}\n", "apply", "-f", "-")
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/after-failover")
-	if n := metricAt(t, metricsPort, "nginx_operator_reconciles_total"); n == 0 {
+	if n := controllerMetricAt(t, metricsPort, "nginx_operator_reconciles_total"); n == 0 {
 		t.Error("the new leader has not reconciled")
 	}
-	if n := metricAt(t, metricsPort, `nginx_operator_instances{condition="Available",status="True"}`); n < 2 {
+	if n := controllerMetricAt(t, metricsPort, `nginx_operator_instances{condition="Available",status="True"}`); n < 2 {
 		t.Errorf("the new leader reports nginx_operator_instances{Available=True} = %v, want both NginxOperators", n)
 	}
 }
@@ -168,10 +186,3 @@ func mustFreePort(t *testing.T) int {
 	return p
 }
 
-func metricAt(t *testing.T, port int, series string) float64 {
-	t.Helper()
-	saved := ports["CONTROLLER_METRICS_PORT"]
-	defer func() { ports["CONTROLLER_METRICS_PORT"] = saved }()
-	ports["CONTROLLER_METRICS_PORT"] = port
-	return controllerMetric(t, series)
-}

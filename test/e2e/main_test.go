@@ -30,6 +30,9 @@ import (
 	"github.com/example/nginx-operator/test/framework"
 )
 
+// maxRetryDelay is the controller's --max-retry-delay in this suite.
+const maxRetryDelay = 5 * time.Second
+
 var (
 	stack    *framework.Stack
 	repoRoot string
@@ -50,7 +53,9 @@ func run(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if stack, err = framework.NewStack(root, "nginx-operator-e2e-"); err != nil {
+	// The controller's longest retry delay (a minute by default) shortened, so that the tests
+	// of refused children see it back off and recover in seconds.
+	if stack, err = framework.NewStack(root, "nginx-operator-e2e-", "CONTROLLER_EXTRA_FLAGS=--max-retry-delay="+maxRetryDelay.String()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

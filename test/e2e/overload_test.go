@@ -270,28 +270,11 @@ func scrape(t *testing.T, c *http.Client, url string) string {
 	return body
 }
 
-// prometheusSample sums the samples of a metric whose labels contain every match.
-func prometheusSample(t *testing.T, text, metric string, matches ...string) float64 {
+// prometheusSample sums the samples of a metric whose labels include every matcher
+// (label="value").
+func prometheusSample(t *testing.T, text, metric string, matchers ...string) float64 {
 	t.Helper()
-	var total float64
-next:
-	for line := range strings.Lines(text) {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, metric+"{") {
-			continue
-		}
-		for _, m := range matches {
-			if !strings.Contains(line, m) {
-				continue next
-			}
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			t.Fatalf("parsing %q: %v", line, err)
-		}
-		total += v
-	}
-	return total
+	return metricSum(t, text, metric+"{"+strings.Join(matchers, ",")+"}")
 }
 
 // operatorRSS is the resident memory of our apiserver process in bytes.

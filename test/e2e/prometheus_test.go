@@ -138,7 +138,7 @@ spec:
 
 	t.Run("update", func(t *testing.T) {
 		mustKubectl(t, "", "patch", "-n", promNamespace, "ngx", "scraped", "--type", "merge", "-p", `{"spec":{"replicas":2}}`)
-		waitForValue(t, 90*time.Second, "2", "get", "-n", promNamespace, "deployment", "scraped", "-o", "jsonpath={.spec.replicas}")
+		kc.WaitForOutput(t, 90*time.Second, "2", "get", "-n", promNamespace, "deployment", "scraped", "-o", "jsonpath={.spec.replicas}")
 		q.waitAbove(t, reconciles, before)
 		q.waitAbove(t, apiRequests("PATCH"), before)
 		// The series exist by now, so increase() over the window sees the reconciles

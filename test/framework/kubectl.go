@@ -53,18 +53,19 @@ func (k Kubectl) Run(t testing.TB, stdin string, args ...string) (stdout, stderr
 // themselves instead of using Must.
 func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		out, errOut, err := k.Run(t, stdin, args...)
-		if err == nil {
-			return out
-		}
-		if !notServed(errOut) || time.Now().After(deadline) {
-			t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	var out, errOut string
+	var err error
+	_ = Poll(time.Minute, 2*time.Second, func() bool {
+		if out, errOut, err = k.Run(t, stdin, args...); err == nil || !notServed(errOut) {
+			return true
 		}
 		t.Logf("kubectl %s was not served, trying again: %s", strings.Join(args, " "), strings.TrimSpace(errOut))
-		time.Sleep(2 * time.Second)
+		return false
+	})
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
 	}
+	return out
 }
 
 // notServed reports whether kubectl's error says the request reached no server that
@@ -101,16 +102,14 @@ func (k Kubectl) WaitEstablished(t testing.TB, timeout time.Duration, refs ...st
 	})
 }
 
-// WaitFor polls done until it is true and returns how long that took; it fails the
-// test after timeout. Timeouts bound what never happens; they are not a measure.
-func WaitFor(t testing.TB, timeout time.Duration, what string, done func() bool) time.Duration {
+// WaitForOutput polls kubectl until its standard output is want and returns how long
+// that took; it fails the test after timeout, naming the last output.
+func (k Kubectl) WaitForOutput(t testing.TB, timeout time.Duration, want string, args ...string) time.Duration {
 	t.Helper()
+	var last string
 	start := time.Now()
-	for !done() {
-		if time.Since(start) > timeout {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(250 * time.Millisecond)
+	if !Poll(timeout, 250*time.Millisecond, func() bool { last = k.Get(t, args...); return last == want }) {
+		t.Fatalf("timed out after %s waiting for kubectl %s = %q; last %q", timeout, strings.Join(args, " "), want, last)
 	}
 	return time.Since(start)
 }

@@ -1,0 +1,45 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// WaitFor polls done until it is true and returns how long that took; it fails the
+// test after timeout. Timeouts bound what never happens; they are not a measure.
+func WaitFor(t testing.TB, timeout time.Duration, what string, done func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	if !Poll(timeout, 250*time.Millisecond, done) {
+		t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	}
+	return time.Since(start)
+}
+
+// Poll calls done at once and then every interval until it returns true (Poll returns
+// true) or timeout has passed (false). It is the one polling loop of the suites.
+func Poll(timeout, interval time.Duration, done func() bool) bool {
+	err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(context.Context) (bool, error) {
+		return done(), nil
+	})
+	return err == nil
+}
