@@ -26,6 +26,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // testImportIntoContainerd starts a containerd of its own, imports the archives with
@@ -122,15 +124,14 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 			t.Errorf("removing containerd's directory: %v", err)
 		}
 	})
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		err := exec.Command("ctr", "--address", address, "version").Run()
-		if err == nil {
-			return address
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("containerd did not answer on %s within a minute: %v", address, err)
-		}
+	var lastErr error
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		lastErr = exec.Command("ctr", "--address", address, "version").Run()
+		return lastErr == nil, nil
+	}); err != nil {
+		t.Fatalf("containerd did not answer on %s within a minute: %v", address, lastErr)
 	}
+	return address
 }
 
 // envPrefix is the images.env prefix of an image: nginx-operator -> NGINX_OPERATOR.

@@ -36,6 +36,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 var semanticVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
@@ -356,11 +358,11 @@ func expectNginxServesWelcomePage(t *testing.T, rootfs string, command, env []st
 			var status int
 			var body string
 			var err error
-			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-				if status, body, err = httpGet("127.0.0.1:" + port); err == nil {
-					break
-				}
-			}
+			// The condition runs on this goroutine, so in nginx's network namespace.
+			_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+				status, body, err = httpGet("127.0.0.1:" + port)
+				return err == nil, nil
+			})
 			if err != nil {
 				t.Errorf("GET http://127.0.0.1:%s/: %v", port, err)
 				continue

@@ -116,17 +116,14 @@ func waitForWelcome(t *testing.T, addr string) time.Duration {
 	t.Helper()
 	start := time.Now()
 	var last error
-	for {
+	if !framework.Poll(2*time.Minute, 500*time.Millisecond, func() bool {
 		body, err := httpGet(addr)
-		if err == nil && strings.Contains(body, "Welcome to nginx!") {
-			return time.Since(start)
-		}
 		last = err
-		if time.Since(start) > 2*time.Minute {
-			t.Fatalf("no nginx welcome page at %s after 2m (last error: %v)", addr, last)
-		}
-		time.Sleep(500 * time.Millisecond)
+		return err == nil && strings.Contains(body, "Welcome to nginx!")
+	}) {
+		t.Fatalf("no nginx welcome page at %s after 2m (last error: %v)", addr, last)
 	}
+	return time.Since(start)
 }
 
 func kubeClient(t *testing.T) kubernetes.Interface {

@@ -116,13 +116,12 @@ metadata:
 	// Observe the unrelated namespace for a while, then report what happened.
 	const observe = time.Minute
 	var unrelatedGone time.Duration
-	for time.Since(deleted) < observe {
+	framework.Poll(observe, time.Second, func() bool {
 		if _, _, err := kubectl(t, "", "get", "namespace", unrelated); err != nil {
 			unrelatedGone = time.Since(deleted)
-			break
 		}
-		time.Sleep(time.Second)
-	}
+		return unrelatedGone > 0
+	})
 	if got := get(t, "get", "configmap", "-n", unrelated, "payload", "--ignore-not-found", "-o", "name"); got != "" {
 		t.Errorf("the unrelated namespace still holds %s %s after its deletion", got, time.Since(deleted).Round(time.Second))
 	}

@@ -24,8 +24,9 @@ import (
 	"time"
 )
 
-// Children the cluster refuses must show in status, be retried with backoff, and
-// recover by themselves once the obstacle is gone.
+// Children the cluster refuses must show in status, be retried with backoff (measured
+// once, for Deployments: every kind goes through the same workqueue), and recover by
+// themselves once the obstacle is gone.
 
 const degradedPath = `jsonpath={.status.conditions[?(@.type=="OperatorDegraded")].status} {.status.conditions[?(@.type=="OperatorDegraded")].reason}`
 
@@ -33,7 +34,6 @@ func conditionField(t *testing.T, name, condition, field string) string {
 	t.Helper()
 	return get(t, "get", "ngx", name, "-o", fmt.Sprintf(`jsonpath={.status.conditions[?(@.type==%q)].%s}`, condition, field))
 }
-
 
 // TestControllerReportsARefusedService: a nodePort another Service holds cannot be
 // validated in advance; the Service is refused, the Deployment serves anyway.
@@ -232,6 +232,8 @@ func TestControllerIgnoresUnrelatedObjects(t *testing.T) {
 	mustKubectl(t, "", "scale", "deployment", "unrelated", "--replicas", "3")
 	mustKubectl(t, "", "rollout", "status", "deployment/unrelated", "--timeout", "90s")
 	mustKubectl(t, "", "label", "service", "unrelated", "touched=yes")
+	// Nothing marks that the controller ignored an event: give the last one the few seconds
+	// a watch event takes to arrive (the rollouts above already gave the earlier ones more).
 	time.Sleep(3 * time.Second)
 
 	all, ours := reconciles()

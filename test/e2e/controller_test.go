@@ -32,7 +32,6 @@ func get(t *testing.T, args ...string) string {
 	return kc.Get(t, args...)
 }
 
-
 func TestControllerReconcilesDeploymentAndService(t *testing.T) {
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "shop", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, `apiVersion: operator.example.com/v1alpha2

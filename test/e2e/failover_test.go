@@ -185,4 +185,3 @@ func mustFreePort(t *testing.T) int {
 	}
 	return p
 }
-

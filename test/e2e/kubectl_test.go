@@ -20,9 +20,12 @@ import (
 	"bufio"
 	"context"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 const webManifest = `apiVersion: operator.example.com/v1alpha2
@@ -123,13 +126,29 @@ func TestKubectlVerbs(t *testing.T) {
 		t.Errorf("after scale: %q", got)
 	}
 
-	// wait --for=condition: set a condition through the status subresource.
-	go func() {
-		time.Sleep(2 * time.Second)
-		kubectl(t, "", "patch", "ngx", "kubectl-web", "--subresource", "status", "--type", "merge", "-p",
-			`{"status":{"conditions":[{"type":"Available","status":"True","reason":"OperatorSucceeded","message":"set by the e2e test","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
-	}()
-	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "60s", "ngx/kubectl-web")
+	// wait --for=condition: set a condition through the status subresource once kubectl
+	// wait watches (at -v=6 it logs each request when its answer arrives), or has already
+	// found it set by the controller.
+	waitLog := filepath.Join(t.TempDir(), "kubectl-wait.log")
+	waiting, err := framework.StartProcess(waitLog, "/usr/bin/kubectl", "--kubeconfig", adminKubeconfig(), "-v=6",
+		"wait", "--for", "condition=Available", "--timeout", "60s", "ngx/kubectl-web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = waiting.Kill() })
+	waitFor(t, time.Minute, "kubectl wait to watch the NginxOperator", func() bool {
+		return !waiting.Running() || strings.Contains(waiting.Log(), "watch=true")
+	})
+	mustKubectl(t, "", "patch", "ngx", "kubectl-web", "--subresource", "status", "--type", "merge", "-p",
+		`{"status":{"conditions":[{"type":"Available","status":"True","reason":"OperatorSucceeded","message":"set by the e2e test","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
+	select {
+	case <-waiting.Exited():
+	case <-time.After(90 * time.Second):
+		t.Fatalf("kubectl wait --for condition=Available did not end:\n%s", waiting.Log())
+	}
+	if !strings.Contains(waiting.Log(), "condition met") {
+		t.Errorf("kubectl wait --for condition=Available did not see it met:\n%s", waiting.Log())
+	}
 
 	// get -w prints the change it sees. The controller writes status concurrently, so
 	// any MODIFIED event proves nothing: look for the replica count the scale set.

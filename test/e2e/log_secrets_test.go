@@ -61,14 +61,17 @@ func TestLogHoldsNoBearerToken(t *testing.T) {
 	path := "/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators"
 	sendToken(t, operatorURL(path), token)
 	sendToken(t, kubeURL(path), token)
-	// klog writes to stderr unbuffered, but the request's own log line comes after the
-	// response: give it a moment.
-	time.Sleep(2 * time.Second)
-	written := readFrom(t, logFile, before)
-	t.Logf("our apiserver at -v=%d (the stack's): %d log bytes written during the requests", verbosity(args), len(written))
-	if found := leaked(written, secrets); len(found) > 0 {
-		t.Errorf("our apiserver at -v=%d logged %v of a ServiceAccount", verbosity(args), found)
-	}
+	// A request's own log line is written after the response. The copies below log every
+	// request from -v=3 on (httplog's "HTTP" line), so they are read once that line is
+	// there; the stack's server, at a lower -v, has no such line to wait for, so its log is
+	// read last, after the copies have started and answered.
+	defer func() {
+		written := readFrom(t, logFile, before)
+		t.Logf("our apiserver at -v=%d (the stack's): %d log bytes written since the requests", verbosity(args), len(written))
+		if found := leaked(written, secrets); len(found) > 0 {
+			t.Errorf("our apiserver at -v=%d logged %v of a ServiceAccount", verbosity(args), found)
+		}
+	}()
 
 	// Copies of the same server: at -v=7 (the most the docs advise) client-go logs the
 	// headers of its requests, masked, and still no token; at -v=8 it logs their bodies, so
@@ -76,7 +79,9 @@ func TestLogHoldsNoBearerToken(t *testing.T) {
 	for _, level := range []int{7, 8} {
 		verbose := startVerboseCopy(t, args, level)
 		sendToken(t, fmt.Sprintf("https://127.0.0.1:%d%s", verbose.port, path), token)
-		time.Sleep(2 * time.Second)
+		waitFor(t, time.Minute, fmt.Sprintf("the -v=%d copy's log line of the request", level), func() bool {
+			return strings.Contains(readFrom(t, verbose.log, 0), `URI="`+path)
+		})
 		text := readFrom(t, verbose.log, 0)
 		found := leaked(text, secrets)
 		t.Logf("our apiserver at -v=%d: %d log bytes, holds %v", level, len(text), found)
@@ -177,22 +182,20 @@ func startVerboseCopy(t *testing.T, args []string, level int) verboseInstance {
 func readyOrExited(t *testing.T, port int, exited <-chan struct{}, timeout time.Duration) bool {
 	t.Helper()
 	client := httpClient(t, "")
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	ready := false
+	framework.Poll(timeout, time.Second, func() bool {
 		select {
 		case <-exited:
-			return false
+			return true
 		default:
 		}
 		if resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", port)); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return true
-			}
+			ready = resp.StatusCode == http.StatusOK
 		}
-		time.Sleep(time.Second)
-	}
-	return false
+		return ready
+	})
+	return ready
 }
 
 func fileSize(t *testing.T, name string) int64 {

@@ -26,6 +26,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // longLived is the NginxOperator the longevity watch follows.
@@ -72,13 +74,16 @@ func (w *longevityWatch) run() {
 	// The nodes are older than the NginxOperator: two grace periods from here cover both.
 	hold := 2*w.grace + 15*time.Second
 	start := time.Now()
-	for time.Since(start) < hold {
+	// A check every 5 s until the hold is over or one finds a problem.
+	framework.Poll(hold, 5*time.Second, func() bool {
 		w.checks++
 		if w.problem = unhealthy(); w.problem != "" {
 			w.problem = fmt.Sprintf("after %s (node-monitor grace period %s): %s", time.Since(start).Round(time.Second), w.grace, w.problem)
-			return
 		}
-		time.Sleep(5 * time.Second)
+		return w.problem != ""
+	})
+	if w.problem != "" {
+		return
 	}
 	w.checks++
 	if problem := unhealthy(); problem != "" {

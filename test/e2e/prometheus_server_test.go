@@ -91,22 +91,20 @@ func startPrometheus(t *testing.T, config string) *prometheusServer {
 // waitReady polls /-/ready until it answers 200, the process exits, or timeout passes.
 func (s *prometheusServer) waitReady(timeout time.Duration) (ready, exited bool) {
 	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	framework.Poll(timeout, 200*time.Millisecond, func() bool {
 		select {
 		case <-s.proc.Exited():
-			return false, true
+			exited = true
+			return true
 		default:
 		}
 		if resp, err := client.Get(s.URL + "/-/ready"); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return true, false
-			}
+			ready = resp.StatusCode == http.StatusOK
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return false, false
+		return ready
+	})
+	return ready, exited
 }
 
 // stop sends SIGTERM to the server's PID (Prometheus then flushes and exits) and

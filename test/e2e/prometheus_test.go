@@ -29,6 +29,7 @@ import (
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/example/nginx-operator/test/framework"
 	"github.com/example/nginx-operator/test/manifests"
 )
 
@@ -233,18 +234,16 @@ func (q promQuerier) waitBelow(t *testing.T, expr string, before map[string]floa
 func (q promQuerier) waitMove(t *testing.T, expr string, before map[string]float64, how string, moved func(now, was float64) bool) {
 	t.Helper()
 	was, start := before[expr], time.Now()
-	for {
-		now, err := q.value(expr)
-		if err == nil && moved(now, was) {
-			t.Logf("%s: %v -> %v, seen by Prometheus after %s", expr, was, now, time.Since(start).Round(time.Millisecond))
-			before[expr] = now
-			return
-		}
-		if time.Since(start) > 90*time.Second {
-			t.Fatalf("%s did not %s %v within 90 s (last %v, error %v)", expr, how, was, now, err)
-		}
-		time.Sleep(500 * time.Millisecond)
+	var now float64
+	var err error
+	if !framework.Poll(90*time.Second, 500*time.Millisecond, func() bool {
+		now, err = q.value(expr)
+		return err == nil && moved(now, was)
+	}) {
+		t.Fatalf("%s did not %s %v within 90 s (last %v, error %v)", expr, how, was, now, err)
 	}
+	t.Logf("%s: %v -> %v, seen by Prometheus after %s", expr, was, now, time.Since(start).Round(time.Millisecond))
+	before[expr] = now
 }
 
 // waitTargets waits until the targets API reports the targets of the jobs in up healthy
@@ -253,26 +252,25 @@ func (q promQuerier) waitMove(t *testing.T, expr string, before map[string]float
 func (q promQuerier) waitTargets(timeout time.Duration, up, scraped []string) map[string]promv1.ActiveTarget {
 	q.t.Helper()
 	byJob := map[string]promv1.ActiveTarget{}
-	for start := time.Now(); ; time.Sleep(500 * time.Millisecond) {
-		res, err := q.api.Targets(context.Background())
-		if err == nil {
-			for _, target := range res.Active {
-				byJob[target.ScrapePool] = target
-			}
+	var err error
+	if !framework.Poll(timeout, 500*time.Millisecond, func() bool {
+		var res promv1.TargetsResult
+		if res, err = q.api.Targets(context.Background()); err != nil {
+			return false
 		}
-		done := err == nil
+		for _, target := range res.Active {
+			byJob[target.ScrapePool] = target
+		}
+		done := true
 		for _, job := range up {
 			done = done && byJob[job].Health == promv1.HealthGood
 		}
 		for _, job := range scraped {
 			done = done && byJob[job].Health != promv1.HealthUnknown && byJob[job].Health != ""
 		}
-		if done {
-			break
-		}
-		if time.Since(start) > timeout {
-			q.t.Fatalf("targets not as wanted within %s (up: %v, scraped: %v; targets API error %v): %+v", timeout, up, scraped, err, byJob)
-		}
+		return done
+	}) {
+		q.t.Fatalf("targets not as wanted within %s (up: %v, scraped: %v; targets API error %v): %+v", timeout, up, scraped, err, byJob)
 	}
 	for _, job := range append(up, scraped...) {
 		tg := byJob[job]

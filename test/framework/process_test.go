@@ -72,13 +72,20 @@ func TestStartProcessRunsInItsOwnGroupAndStopsOnTheSignal(t *testing.T) {
 }
 
 func TestStopKillsAProcessThatIgnoresTheSignal(t *testing.T) {
+	if _, err := os.Stat("/proc/self/comm"); err != nil {
+		t.Skip("needs /proc")
+	}
 	// An ignored signal stays ignored across exec, so sleep itself ignores SIGTERM.
 	p, err := StartProcess(filepath.Join(t.TempDir(), "stubborn.log"), "sh", "-c", `trap "" TERM; exec sleep 600`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Kill() })
-	time.Sleep(200 * time.Millisecond) // let sh install the trap before the signal
+	// sh runs sleep only after installing the trap.
+	WaitFor(t, 30*time.Second, "sh to exec sleep", func() bool {
+		comm, _ := os.ReadFile("/proc/" + strconv.Itoa(p.PID()) + "/comm")
+		return string(comm) == "sleep\n"
+	})
 	if killed := p.Stop(syscall.SIGTERM, time.Second); !killed {
 		t.Error("Stop reported a graceful exit for a process that ignores SIGTERM")
 	}

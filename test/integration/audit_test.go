@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // shippedAuditPolicy is the ConfigMap artifacts/deploy mounts as --audit-policy-file.
@@ -62,7 +63,7 @@ func TestShippedAuditPolicyLogsWritesWithBodiesAndReadsAsMetadata(t *testing.T) 
 
 	var create, get *auditv1.Event
 	var events []auditv1.Event
-	waitUntil(t, 30*time.Second, "the create and the get in the audit log", func() bool {
+	framework.WaitFor(t, 30*time.Second, "the create and the get in the audit log", func() bool {
 		events = readAuditEvents(t, logFile)
 		create, get = nil, nil
 		for i := range events {
@@ -145,16 +146,4 @@ func readAuditEvents(t *testing.T, file string) []auditv1.Event {
 		}
 	}
 	return events
-}
-
-// waitUntil polls done until it holds, and fails the test after timeout.
-func waitUntil(t *testing.T, timeout time.Duration, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after %s", what, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

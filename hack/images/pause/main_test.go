@@ -21,6 +21,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -82,6 +83,10 @@ func TestExitsZeroOnSignal(t *testing.T) {
 }
 
 func TestReapChildrenCollectsExitedChildren(t *testing.T) {
+	// Reap on SIGCHLD, as main does; subscribed before any child can exit.
+	sigchld := make(chan os.Signal, 8)
+	signal.Notify(sigchld, syscall.SIGCHLD)
+	defer signal.Stop(sigchld)
 	var pids []int
 	for range 3 {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -94,18 +99,19 @@ func TestReapChildrenCollectsExitedChildren(t *testing.T) {
 	for _, pid := range pids {
 		want[pid] = true
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(want) > 0 && time.Now().Before(deadline) {
+	timeout := time.After(60 * time.Second)
+	for len(want) > 0 {
+		select {
+		case <-sigchld:
+		case <-timeout:
+			t.Fatalf("children %v were never reaped", want)
+		}
 		for _, pid := range reapChildren() {
 			if !want[pid] {
 				t.Errorf("reaped pid %d, which this test did not start", pid)
 			}
 			delete(want, pid)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if len(want) > 0 {
-		t.Fatalf("children %v were never reaped", want)
 	}
 	for _, pid := range pids {
 		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); !errors.Is(err, os.ErrNotExist) {
