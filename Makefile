@@ -45,6 +45,10 @@ deps: ## Install the Debian packages the build and tests need (root), or name th
 test: deps tools ## Unit, integration, end-to-end, real-node and fault tests with the race detector in three lanes side by side, a bounded fuzz run, and a summary (the CI test command)
 	./hack/test.sh
 
+.PHONY: test-unit
+test-unit: deps tools ## The fast loop: the product's unit tests and the suites that need no control plane (integration, manifests, framework, scripts) side by side, with the race detector; no stacks, no root, no fuzzing
+	./hack/test.sh --unit
+
 .PHONY: fuzz
 fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s), one after another; a failing input lands in testdata/fuzz/
 	./hack/fuzz.sh

@@ -66,15 +66,29 @@ kwok_lane() {
   step faults suite ./faults/...
 }
 
-units_lane() {
-  step product product_tests
+# other_suites: the packages of test/ that need no control plane.
+other_suites() {
   local others
   mapfile -t others < <("${GO}" -C test list ./... | grep -Ev '/test/(deploy|e2e|faults)$')
-  step suites suite "${others[@]}"
+  suite "${others[@]}"
+}
+
+units_lane() {
+  step product product_tests
+  step suites other_suites
   step fuzz ./hack/fuzz.sh
 }
 
+# --unit: the fast loop (make test-unit): the product's unit tests and the suites that need no
+# control plane (integration, manifests, ...), side by side; no fuzzing, no stacks, no root.
 lanes=(units kwok node)
+summary=(product suites fuzz e2e faults hack deploy)
+if [[ "${1:-}" == "--unit" ]]; then
+  product_lane() { step product product_tests; }
+  suites_lane() { step suites other_suites; }
+  lanes=(product suites)
+  summary=(product suites)
+fi
 declare -A pids
 for lane in "${lanes[@]}"; do
   "${lane}_lane" >"${results}/${lane}.log" 2>&1 &
@@ -95,9 +109,9 @@ while ((${#pids[@]} > 0)); do
 done
 
 echo
-echo "=== make test summary (lanes ${lanes[*]} side by side; each step's own time)"
+echo "=== summary (lanes ${lanes[*]} side by side; each step's own time)"
 failed=0
-for name in product suites fuzz e2e faults hack deploy; do
+for name in "${summary[@]}"; do
   rc="" took=0
   [[ -r "${results}/${name}" ]] && read -r rc took <"${results}/${name}"
   case "${rc}" in
