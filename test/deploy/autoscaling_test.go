@@ -126,11 +126,13 @@ func autoscalesOnCPU(t *testing.T) {
 	// The load lasts until the controller has followed the HPA with more Ready pods (or its
 	// minute is up): more would only take CPU from the rest of the machine.
 	most := 0
-	for !load.done() {
+	if !framework.Poll(2*time.Minute, time.Second, func() bool {
 		if most = max(most, len(readyPods(t, "default", "app.kubernetes.io/instance=autoscaled"))); most >= 2 {
 			load.stop()
 		}
-		time.Sleep(time.Second)
+		return load.done()
+	}) {
+		t.Fatal("the load still runs 2m after it started, past its minute")
 	}
 	sent, failed := load.result()
 	t.Logf("load: %d requests in %s (%d failed), up to %d Ready pods, spec.replicas %d; kubectl top pods:\n%s",

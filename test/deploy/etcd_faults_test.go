@@ -145,6 +145,8 @@ func etcdQuorumLoss(t *testing.T) {
 	writesDone := make(chan struct{})
 	go func() {
 		defer close(writesDone)
+		pace := time.NewTicker(500 * time.Millisecond) // a rate limit: two writes a second at most
+		defer pace.Stop()
 		for i := 0; ; i++ {
 			select {
 			case <-stopWrites:
@@ -152,7 +154,11 @@ func etcdQuorumLoss(t *testing.T) {
 			default:
 			}
 			writeOnce(i)
-			time.Sleep(500 * time.Millisecond)
+			select {
+			case <-stopWrites:
+				return
+			case <-pace.C:
+			}
 		}
 	}()
 	d := waitFor(t, 3*time.Minute, "both apiservers unready and both APIServices unavailable", func() bool {

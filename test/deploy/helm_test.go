@@ -19,6 +19,7 @@ package deploy
 import (
 	"cmp"
 	"context"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -160,6 +161,7 @@ func deployCerts(t *testing.T) {
 // reports "kind/name" in that order. Three watches deliver their events in no common
 // order, so the deletions are ordered by the resourceVersion of each deletion event: this
 // test cluster keeps all three kinds in one etcd, whose revisions order every write.
+// The function waits for the deletion event of every object the watches started with.
 func watchDeletions(t *testing.T) func() []string {
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", stack.Kubeconfig())
@@ -171,6 +173,7 @@ func watchDeletions(t *testing.T) func() []string {
 	var (
 		mu      sync.Mutex
 		deleted []deletion
+		pending = map[string]bool{} // listed at the start, deletion not seen yet
 		wg      sync.WaitGroup
 	)
 	for _, w := range []struct {
@@ -181,7 +184,15 @@ func watchDeletions(t *testing.T) func() []string {
 		{"deployment", systemNS, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
 		{"service", systemNS, schema.GroupVersionResource{Version: "v1", Resource: "services"}},
 	} {
-		watcher, err := client.Resource(w.gvr).Namespace(w.namespace).Watch(ctx, metav1.ListOptions{LabelSelector: partOf})
+		list, err := client.Resource(w.gvr).Namespace(w.namespace).List(ctx, metav1.ListOptions{LabelSelector: partOf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range list.Items {
+			pending[w.kind+"/"+o.GetName()] = true
+		}
+		watcher, err := client.Resource(w.gvr).Namespace(w.namespace).Watch(ctx,
+			metav1.ListOptions{LabelSelector: partOf, ResourceVersion: list.GetResourceVersion()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,12 +215,21 @@ func watchDeletions(t *testing.T) func() []string {
 				}
 				mu.Lock()
 				deleted = append(deleted, deletion{w.kind + "/" + obj.GetName(), revision})
+				delete(pending, w.kind+"/"+obj.GetName())
 				mu.Unlock()
 			}
 		}()
 	}
 	return func() []string {
-		time.Sleep(2 * time.Second) // the last events in flight
+		var missing []string
+		if !framework.Poll(time.Minute, 100*time.Millisecond, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			missing = slices.Sorted(maps.Keys(pending))
+			return len(missing) == 0
+		}) {
+			t.Errorf("no deletion event within a minute for %v", missing)
+		}
 		cancel()
 		wg.Wait()
 		mu.Lock()

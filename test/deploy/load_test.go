@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // loadResult counts what a read/write loop saw.
@@ -44,12 +46,21 @@ type loadResult struct {
 // set of objects (each also a Deployment and a Service) instead of filling the cluster.
 const maxObjects = 60
 
+// Requests of the loop answered before the disruption (load under way when it starts)
+// and after it (load served once it is over): about 3 s and 10 s of the loop when idle.
+const loadBefore, loadAfter = 100, 300
+
 // runLoad creates (up to maxObjects), reads, updates and lists NginxOperators in
 // namespace ns through kube-apiserver until stop is closed, retrying what clients are
-// allowed to retry, for a minute at most per request.
-func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}) *loadResult {
+// allowed to retry, for a minute at most per request. It adds every answered request
+// to answered as it goes.
+func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}, answered *atomic.Int64) *loadResult {
 	res := &loadResult{retryable: map[string]int{}}
 	nos := client.OperatorV1alpha2().NginxOperators(ns)
+	// Rate limits: a round of requests per 20 ms at most, and a retry per 200 ms.
+	pace, retryPace := time.NewTicker(20*time.Millisecond), time.NewTicker(200*time.Millisecond)
+	defer pace.Stop()
+	defer retryPace.Stop()
 	do := func(what string, req func(ctx context.Context) error) bool {
 		deadline := time.Now().Add(time.Minute)
 		for {
@@ -59,6 +70,7 @@ func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}
 			res.requests++
 			switch {
 			case err == nil:
+				answered.Add(1)
 				return true
 			case !retryable(err):
 				res.failed = append(res.failed, fmt.Sprintf("%s: %v", what, err))
@@ -69,7 +81,7 @@ func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}
 			}
 			res.retried++
 			res.retryable[err.Error()]++
-			time.Sleep(200 * time.Millisecond)
+			<-retryPace.C
 		}
 	}
 	for i := 0; ; i++ {
@@ -110,7 +122,7 @@ func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}
 			_, err := nos.List(ctx, metav1.ListOptions{Limit: 50})
 			return err
 		})
-		time.Sleep(20 * time.Millisecond)
+		<-pace.C
 	}
 }
 
@@ -134,8 +146,9 @@ func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var res *loadResult
+	var answered atomic.Int64
 	wg.Add(1)
-	go func() { defer wg.Done(); res = runLoad(client, ns, "load", stop) }()
+	go func() { defer wg.Done(); res = runLoad(client, ns, "load", stop, &answered) }()
 	var unavailable []string
 	var seen sync.Mutex
 	wg.Add(1)
@@ -156,9 +169,18 @@ func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
 			}
 		}
 	}()
-	time.Sleep(3 * time.Second) // some load before the disruption
+	waitAnswered := func(n int64, when string, timeout time.Duration) {
+		t.Helper()
+		from, start := answered.Load(), time.Now()
+		if !framework.Poll(timeout, 100*time.Millisecond, func() bool { return answered.Load()-from >= n }) {
+			t.Errorf("the load loop had %d requests answered %s in %s, want %d", answered.Load()-from, when, timeout, n)
+			return
+		}
+		t.Logf("%d requests answered %s, in %s", n, when, framework.Describe(time.Since(start)))
+	}
+	waitAnswered(loadBefore, "before the disruption", 2*time.Minute)
 	disrupt()
-	time.Sleep(10 * time.Second) // and some after
+	waitAnswered(loadAfter, "after the disruption", 5*time.Minute)
 	close(stop)
 	wg.Wait()
 

@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // nginxConf is an nginx.conf for the default (unprivileged) image: port 8080, files in
@@ -174,11 +176,13 @@ spec:
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		pace := time.NewTicker(20 * time.Millisecond) // a rate limit: 50 requests a second at most
+		defer pace.Stop()
 		for {
 			select {
 			case <-stop:
 				return
-			default:
+			case <-pace.C:
 			}
 			body, err := httpGet(clusterIP + ":80")
 			mu.Lock()
@@ -190,7 +194,6 @@ spec:
 				seen[strings.TrimSpace(body)]++
 			}
 			mu.Unlock()
-			time.Sleep(20 * time.Millisecond)
 		}
 	}()
 	changed := time.Now()
@@ -202,7 +205,11 @@ spec:
 		return hash != hashBefore && ready == "True" && err == nil && body == "content v2\n"
 	})
 	rolled := time.Since(changed)
-	time.Sleep(3 * time.Second) // the loop keeps going past the end of the roll
+	// The loop keeps going past the end of the roll, as the old pods go: 150 more requests.
+	after := ok.Load() + failed.Load()
+	if !framework.Poll(2*time.Minute, 100*time.Millisecond, func() bool { return ok.Load()+failed.Load()-after >= 150 }) {
+		t.Errorf("the client loop sent %d requests in the 2m after the roll, want 150", ok.Load()+failed.Load()-after)
+	}
 	close(stop)
 	<-done
 	mu.Lock()
@@ -343,17 +350,16 @@ spec: {resources: {requests: {cpu: "5000"}}}
 			defer wg.Done()
 			w := want[name]
 			var last string
-			deadline := time.Now().Add(3 * time.Minute)
-			for time.Now().Before(deadline) {
-				out, _, _ := kubectl(t, "", "get", "ngx", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].reason}|{.status.conditions[?(@.type=="Ready")].message}|{.status.conditions[?(@.type=="Stalled")].status}`)
-				last = out
-				if parts := strings.SplitN(out, "|", 3); len(parts) == 3 && parts[0] == w.reason && strings.Contains(parts[1], w.message) && parts[2] == "True" {
-					t.Logf("%s: Ready False, Stalled True after %s: %s: %s", name, time.Since(start).Round(time.Second), parts[0], parts[1])
-					return
-				}
-				time.Sleep(2 * time.Second)
+			var parts []string
+			if !framework.Poll(3*time.Minute, 2*time.Second, func() bool {
+				last, _, _ = kubectl(t, "", "get", "ngx", name, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].reason}|{.status.conditions[?(@.type=="Ready")].message}|{.status.conditions[?(@.type=="Stalled")].status}`)
+				parts = strings.SplitN(last, "|", 3)
+				return len(parts) == 3 && parts[0] == w.reason && strings.Contains(parts[1], w.message) && parts[2] == "True"
+			}) {
+				t.Errorf("%s: status never said %s (%q); last: %q", name, w.reason, w.message, last)
+				return
 			}
-			t.Errorf("%s: status never said %s (%q); last: %q", name, w.reason, w.message, last)
+			t.Logf("%s: Ready False, Stalled True after %s: %s: %s", name, time.Since(start).Round(time.Second), parts[0], parts[1])
 		}()
 	}
 	wg.Wait()

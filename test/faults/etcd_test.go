@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -76,16 +77,13 @@ func startEtcd(t testing.TB, extraArgs ...string) *etcdServer {
 // meanwhile, it tries again for a while.
 func (e *etcdServer) restart() {
 	e.t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		err := e.launch()
-		if err == nil {
-			return
-		}
-		if !errors.Is(err, errPortTaken) || time.Now().After(deadline) {
-			e.t.Fatal(err)
-		}
-		time.Sleep(time.Second)
+	var err error
+	framework.Poll(time.Minute, time.Second, func() bool {
+		err = e.launch()
+		return !errors.Is(err, errPortTaken)
+	})
+	if err != nil {
+		e.t.Fatal(err)
 	}
 }
 
@@ -156,16 +154,49 @@ func (e *etcdServer) stop() { e.proc.Stop(syscall.SIGTERM, 30*time.Second) }
 // administrator run it, and returns its standard output.
 func (e *etcdServer) etcdctl(args ...string) string {
 	e.t.Helper()
+	out, err := e.tryEtcdctl(args...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+// tryEtcdctl is etcdctl for a command that may fail; the error holds etcdctl's stderr.
+func (e *etcdServer) tryEtcdctl(args ...string) (string, error) {
+	e.t.Helper()
 	cmd := exec.Command(framework.ToolBinary(e.t, "ETCDCTL_BIN"), append([]string{"--endpoints", e.clientURL(), "--command-timeout=2m"}, args...)...)
 	out, err := cmd.Output()
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			e.t.Fatalf("etcdctl %s: %v: %s", strings.Join(args, " "), err, exit.Stderr)
+			return string(out), fmt.Errorf("etcdctl %s: %w: %s", strings.Join(args, " "), err, exit.Stderr)
 		}
-		e.t.Fatalf("etcdctl %s: %v", strings.Join(args, " "), err)
+		return string(out), fmt.Errorf("etcdctl %s: %w", strings.Join(args, " "), err)
 	}
-	return string(out)
+	return string(out), nil
+}
+
+// metric returns the value of a series of etcd's /metrics.
+func (e *etcdServer) metric(series string) float64 {
+	e.t.Helper()
+	resp, err := http.Get(e.clientURL() + "/metrics")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	m, err := framework.ParseMetrics(body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	v, err := m.Sum(series)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return v
 }
 
 // etcdSize is what `etcdctl endpoint status` reports of the database.

@@ -35,6 +35,7 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	typedv1alpha2 "github.com/example/nginx-operator/pkg/generated/clientset/versioned/typed/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // loadLabel marks the objects of one load so that checking them is one LIST.
@@ -80,6 +81,10 @@ func (l *createLoad) setPhase(p string) { l.phase.Store(p) }
 
 func (l *createLoad) work(worker int) {
 	defer l.wg.Done()
+	// A refused connection fails at once: a rate limit of one failed create per 20 ms
+	// keeps the worker from spinning on a dead server.
+	afterFailure := time.NewTicker(20 * time.Millisecond)
+	defer afterFailure.Stop()
 	for i := 0; !l.stopped.Load(); i++ {
 		name := fmt.Sprintf("%s-%d-%d", l.prefix, worker, i)
 		obj := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{loadLabel: l.prefix}}}
@@ -100,8 +105,7 @@ func (l *createLoad) work(worker int) {
 		}
 		l.mu.Unlock()
 		if err != nil {
-			// A refused connection fails at once; do not spin on a dead server.
-			time.Sleep(20 * time.Millisecond)
+			<-afterFailure.C
 			continue
 		}
 		if l.getBack {
@@ -167,12 +171,8 @@ func (l *createLoad) ackedCount() int {
 // waitAcked waits until at least n creates are acknowledged.
 func (l *createLoad) waitAcked(n int, timeout time.Duration) {
 	l.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for l.ackedCount() < n {
-		if time.Now().After(deadline) {
-			l.t.Fatalf("only %d of %d creates acknowledged within %s; outcomes %s", l.ackedCount(), n, timeout, l.outcomeSummary())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !framework.Poll(timeout, 50*time.Millisecond, func() bool { return l.ackedCount() >= n }) {
+		l.t.Fatalf("only %d of %d creates acknowledged within %s; outcomes %s", l.ackedCount(), n, timeout, l.outcomeSummary())
 	}
 }
 
