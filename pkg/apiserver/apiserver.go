@@ -26,8 +26,6 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/registry/etcderrors"
 	"github.com/example/nginx-operator/pkg/registry/nginxoperator"
 )
@@ -86,9 +84,14 @@ func (c CompletedConfig) New() (*Server, error) {
 	}
 
 	resource := operator.Resource("nginxoperators")
+	// The versions and their priority are defined once, where the scheme learns them
+	// (pkg/apis/operator/install).
+	var known []string
+	for _, gv := range Scheme.PrioritizedVersionsForGroup(operator.GroupName) {
+		known = append(known, gv.Version)
+	}
 	versions, err := servedVersions(generic, c.generic.MergedResourceConfig, Scheme, resource,
-		func() runtime.Object { return &operator.NginxOperator{} },
-		v1alpha2.SchemeGroupVersion.Version, v1alpha1.SchemeGroupVersion.Version)
+		func() runtime.Object { return &operator.NginxOperator{} }, known...)
 	if err != nil {
 		return nil, err
 	}

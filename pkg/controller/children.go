@@ -26,7 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
@@ -40,77 +39,23 @@ func (r *Reconciler) ensureConfigMap(ctx context.Context, no *v1alpha2.NginxOper
 		// Only the metadata of ConfigMaps is cached: enough to find a stale one of ours.
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: no.Namespace, Name: ConfigMapName(no)}, meta)
-		if err != nil {
-			return "", client.IgnoreNotFound(err)
-		}
-		if owner := metav1.GetControllerOf(meta); owner == nil || owner.UID != no.UID {
-			return "", nil // someone else's ConfigMap of that name is none of our business
-		}
-		return "", r.deleteOwned(ctx, no, meta, true, "ConfigMap")
+		return "", r.deleteIfOwned(ctx, no, ConfigMapName(no), meta, "ConfigMap")
 	}
-	live := &corev1.ConfigMap{}
-	found, blocked, err := r.getOwnedUncached(ctx, no, ConfigMapName(no), live)
-	if err != nil || blocked != "" {
-		return blocked, err
-	}
-	if found {
-		owned, err := corev1ac.ExtractConfigMap(live, FieldManager)
-		if err != nil {
-			return "", err
-		}
-		if same, err := sameFields(owned, desired); err != nil || same {
-			return "", err
-		}
-	}
-	return "", r.apply(ctx, no, desired, "ConfigMap", found)
+	res, err := ensureChild(ctx, r, no, ConfigMapName(no), &corev1.ConfigMap{}, desired,
+		childKind[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]{name: "ConfigMap", extract: corev1ac.ExtractConfigMap, uncached: true})
+	return res.blocked, err
 }
 
 // ensurePodDisruptionBudget keeps the PodDisruptionBudget spec.podDisruptionBudget asks
 // for, and deletes it when the spec no longer asks for one.
 func (r *Reconciler) ensurePodDisruptionBudget(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
 	desired := PodDisruptionBudget(no)
-	live := &policyv1.PodDisruptionBudget{}
 	if desired == nil {
-		// The cache holds the PodDisruptionBudgets the controller labelled: a stale one
-		// of ours is there, and nothing needs to be read around it.
-		err := r.Client.Get(ctx, client.ObjectKeyFromObject(no), live)
-		if err != nil {
-			return "", client.IgnoreNotFound(err)
-		}
-		if owner := metav1.GetControllerOf(live); owner == nil || owner.UID != no.UID {
-			return "", nil
-		}
-		return "", r.deleteOwned(ctx, no, live, true, "PodDisruptionBudget")
+		return "", r.deleteIfOwned(ctx, no, no.Name, &policyv1.PodDisruptionBudget{}, "PodDisruptionBudget")
 	}
-	found, blocked, err := r.getOwned(ctx, no, no.Name, live)
-	if err != nil || blocked != "" {
-		return blocked, err
-	}
-	if found {
-		owned, err := policyv1ac.ExtractPodDisruptionBudget(live, FieldManager)
-		if err != nil {
-			return "", err
-		}
-		if same, err := sameFields(owned, desired); err != nil || same {
-			return "", err
-		}
-	}
-	return "", r.apply(ctx, no, desired, "PodDisruptionBudget", found)
-}
-
-// deleteOwned deletes a child the spec no longer asks for; getOwned has checked that
-// this NginxOperator controls it. The UID precondition keeps a replacement safe.
-func (r *Reconciler) deleteOwned(ctx context.Context, no *v1alpha2.NginxOperator, live client.Object, found bool, kind string) error {
-	if !found {
-		return nil
-	}
-	err := countWrite(kind, r.Client.Delete(ctx, live, client.Preconditions{UID: ptr.To(live.GetUID())}))
-	if client.IgnoreNotFound(err) != nil {
-		return err
-	}
-	r.event(no, corev1.EventTypeNormal, "Deleted", "Delete"+kind, "deleted %s %s, which the spec no longer asks for", kind, live.GetName())
-	return nil
+	res, err := ensureChild(ctx, r, no, no.Name, &policyv1.PodDisruptionBudget{}, desired,
+		childKind[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]{name: "PodDisruptionBudget", extract: policyv1ac.ExtractPodDisruptionBudget})
+	return res.blocked, err
 }
 
 // liveDeployment is the Deployment as the cache has it, nil when there is none.

@@ -34,8 +34,9 @@ func TestControllerImportsOnlyTheVersionedAPI(t *testing.T) {
 		module + "pkg/generated/",
 		module + "pkg/apis/operator/operand", // no API types: facts both sides share
 		module + "pkg/controller",
+		module + "pkg/cmd/controller",
 	}
-	for _, dir := range []string{".", "../../cmd/controller"} {
+	for _, dir := range []string{".", "../cmd/controller", "../../cmd/controller"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no Go files in %s: %v", dir, err)

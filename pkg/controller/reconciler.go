@@ -171,26 +171,14 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 		return nil, "", err
 	}
 	live := &appsv1.Deployment{}
-	found, blocked, err := r.getOwned(ctx, no, no.Name, live)
-	if err != nil || blocked != "" {
-		return nil, blocked, err
-	}
+	res, err := ensureChild(ctx, r, no, no.Name, live, desired,
+		childKind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]{name: "Deployment", extract: appsv1ac.ExtractDeployment, repair: r.dropStrayContainerPorts})
 	var current *appsv1.Deployment
-	if found {
+	if res.found {
 		current = live
-		if err := r.dropStrayContainerPorts(ctx, live, desired); err != nil {
-			return current, "", err
-		}
-		owned, err := appsv1ac.ExtractDeployment(live, FieldManager)
-		if err != nil {
-			return current, "", err
-		}
-		if same, err := sameFields(owned, desired); err != nil || same {
-			return current, "", err
-		}
 	}
-	if err := r.apply(ctx, no, desired, "Deployment", found); err != nil {
-		return current, "", err
+	if err != nil || !res.applied {
+		return current, res.blocked, err
 	}
 	// The client decodes the apply's response into desired: that is the Deployment as
 	// it now is, newer than the cache, without reading it again.
@@ -203,25 +191,9 @@ func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOpe
 
 // ensureService does for the Service what ensureDeployment does for the Deployment.
 func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
-	desired := Service(no)
-	live := &corev1.Service{}
-	found, blocked, err := r.getOwned(ctx, no, no.Name, live)
-	if err != nil || blocked != "" {
-		return blocked, err
-	}
-	if found {
-		if err := r.dropStrayServicePorts(ctx, live, desired); err != nil {
-			return "", err
-		}
-		owned, err := corev1ac.ExtractService(live, FieldManager)
-		if err != nil {
-			return "", err
-		}
-		if same, err := sameFields(owned, desired); err != nil || same {
-			return "", err
-		}
-	}
-	return "", r.apply(ctx, no, desired, "Service", found)
+	res, err := ensureChild(ctx, r, no, no.Name, &corev1.Service{}, Service(no),
+		childKind[*corev1.Service, *corev1ac.ServiceApplyConfiguration]{name: "Service", extract: corev1ac.ExtractService, repair: r.dropStrayServicePorts})
+	return res.blocked, err
 }
 
 // apply sends a server-side apply of a child and reports it in an event and metrics.

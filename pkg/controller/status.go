@@ -85,19 +85,48 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 // operand as OpenShift-style operators do, and Ready, Reconciling and Stalled, the
 // summary kstatus-based tools read.
 func conditions(no *v1alpha2.NginxOperator, obs Observation) []metav1.Condition {
-	available := metav1.Condition{Type: v1alpha2.ConditionAvailable}
-	progressing := metav1.Condition{Type: v1alpha2.ConditionProgressing}
-	degraded := metav1.Condition{Type: v1alpha2.ConditionOperatorDegraded}
-	desired := DesiredReplicas(&no.Spec)
-	d := obs.Deployment
-	// stalled: reaching the spec needs someone to act; done: the spec is reached.
-	stalled, done := true, false
+	s := rolloutState(obs, DesiredReplicas(&no.Spec))
+	s.explainPodsThatCannotRun(obs)
+	s.addRefusedService(obs)
+	ready, reconciling, stalled := s.summary()
+	all := []metav1.Condition{ready, s.available, s.progressing, s.degraded, reconciling, stalled}
+	for i := range all {
+		all[i].Message = truncate(all[i].Message, maxMessageLength)
+	}
+	return all
+}
 
+// phase is where an NginxOperator is on its way to its spec.
+type phase int
+
+const (
+	phaseProgressing phase = iota // the controller or the cluster is still acting
+	phaseStalled                  // reaching the spec needs someone to act
+	phaseDone                     // the spec is reached
+)
+
+// operandState is what the three operand conditions say, and the phase the summary
+// conditions are derived from.
+type operandState struct {
+	available, progressing, degraded metav1.Condition
+	phase                            phase
+}
+
+// rolloutState describes the operand by its Deployment, or by what kept the controller
+// from making it match the spec.
+func rolloutState(obs Observation, desired int32) operandState {
+	s := operandState{
+		available:   metav1.Condition{Type: v1alpha2.ConditionAvailable},
+		progressing: metav1.Condition{Type: v1alpha2.ConditionProgressing},
+		degraded:    metav1.Condition{Type: v1alpha2.ConditionOperatorDegraded},
+		phase:       phaseStalled,
+	}
+	d := obs.Deployment
 	switch {
 	case obs.Blocked != "":
-		set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
-		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
-		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&s.available, metav1.ConditionFalse, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&s.progressing, metav1.ConditionFalse, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonOperatorResourceNotAvailable, obs.Blocked)
 	case obs.DeploymentFailure != "":
 		// The previous Deployment, if any, keeps serving: Available says whether it does.
 		msg := obs.DeploymentFailure
@@ -106,89 +135,96 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) []metav1.Condition 
 			availableStatus = conditionStatus(d, appsv1.DeploymentAvailable)
 			availableMsg = fmt.Sprintf("%d pods of the Deployment as it was are available; it could not be updated: %s", d.Status.AvailableReplicas, msg)
 		}
-		set(&available, availableStatus, v1alpha2.ReasonOperandDeploymentFailed, availableMsg)
-		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
-		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&s.available, availableStatus, v1alpha2.ReasonOperandDeploymentFailed, availableMsg)
+		set(&s.progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
 	case d == nil:
-		stalled = false
+		s.phase = phaseProgressing
 		msg := "the Deployment does not exist yet"
-		set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
-		set(&progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
-		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
+		set(&s.available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
+		set(&s.progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 	case deploymentFailed(d) != "":
 		msg := deploymentFailed(d)
-		set(&available, conditionStatus(d, appsv1.DeploymentAvailable), v1alpha2.ReasonOperandDeploymentFailed, msg)
-		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
-		set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&s.available, conditionStatus(d, appsv1.DeploymentAvailable), v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&s.progressing, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentFailed, msg)
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentFailed, msg)
 	case rolledOut(d, desired):
-		stalled, done = false, true
-		msg := fmt.Sprintf("%d of %d pods available", d.Status.AvailableReplicas, desired)
-		set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
-		set(&progressing, metav1.ConditionFalse, v1alpha2.ReasonRolloutComplete, "the Deployment is rolled out")
-		set(&degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+		s.phase = phaseDone
+		set(&s.available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, fmt.Sprintf("%d of %d pods available", d.Status.AvailableReplicas, desired))
+		set(&s.progressing, metav1.ConditionFalse, v1alpha2.ReasonRolloutComplete, "the Deployment is rolled out")
+		set(&s.degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
 	default:
-		stalled = false
+		s.phase = phaseProgressing
 		msg := fmt.Sprintf("%d of %d pods ready, %d available, %d updated", d.Status.ReadyReplicas, desired, d.Status.AvailableReplicas, d.Status.UpdatedReplicas)
 		if conditionStatus(d, appsv1.DeploymentAvailable) == metav1.ConditionTrue {
-			set(&available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
-			set(&degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment is available while it rolls out")
+			set(&s.available, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, msg)
+			set(&s.degraded, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment is available while it rolls out")
 		} else {
-			set(&available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
-			set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
+			set(&s.available, metav1.ConditionFalse, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
+			set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandDeploymentNotAvailable, msg)
 		}
-		set(&progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
+		set(&s.progressing, metav1.ConditionTrue, v1alpha2.ReasonRolloutInProgress, msg)
 	}
-	// Pods that cannot run, or mounts that cannot be made, explain a rollout that does
-	// not finish; they leave Available to the pods that do serve.
-	if !done && obs.Blocked == "" && obs.DeploymentFailure == "" {
-		reason, msg := "", ""
-		switch {
-		case len(obs.ReferenceProblems) > 0:
-			reason, msg = v1alpha2.ReasonReferenceNotFound, strings.Join(obs.ReferenceProblems, "; ")
-		case obs.PodFailure != nil:
-			reason, msg = obs.PodFailure.Reason, obs.PodFailure.Message
-		}
-		if reason != "" {
-			stalled = true
-			set(&degraded, metav1.ConditionTrue, reason, msg)
-			if available.Status != metav1.ConditionTrue {
-				set(&available, available.Status, reason, msg)
-			}
-		}
-	}
-	// A refused Service or PodDisruptionBudget degrades the operator but leaves
-	// Available to the Deployment.
-	if obs.ServiceFailure != "" && obs.Blocked == "" {
-		stalled, done = true, false
-		if degraded.Status == metav1.ConditionTrue && degraded.Reason != v1alpha2.ReasonOperandDeploymentNotAvailable {
-			degraded.Message += "; " + obs.ServiceFailure
-		} else {
-			set(&degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandServiceFailed, obs.ServiceFailure)
-		}
-	}
+	return s
+}
 
-	ready := metav1.Condition{Type: v1alpha2.ConditionReady}
-	reconciling := metav1.Condition{Type: v1alpha2.ConditionReconciling}
-	stall := metav1.Condition{Type: v1alpha2.ConditionStalled}
+// explainPodsThatCannotRun: pods that cannot run, or mounts that cannot be made, explain
+// a rollout that does not finish; they leave Available to the pods that do serve.
+func (s *operandState) explainPodsThatCannotRun(obs Observation) {
+	if s.phase == phaseDone || obs.Blocked != "" || obs.DeploymentFailure != "" {
+		return
+	}
+	var reason, msg string
 	switch {
-	case stalled:
-		set(&ready, metav1.ConditionFalse, degraded.Reason, degraded.Message)
-		set(&reconciling, metav1.ConditionFalse, degraded.Reason, "waiting for someone to act: "+degraded.Message)
-		set(&stall, metav1.ConditionTrue, degraded.Reason, degraded.Message)
-	case done:
-		set(&ready, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, available.Message)
-		set(&reconciling, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
-		set(&stall, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+	case len(obs.ReferenceProblems) > 0:
+		reason, msg = v1alpha2.ReasonReferenceNotFound, strings.Join(obs.ReferenceProblems, "; ")
+	case obs.PodFailure != nil:
+		reason, msg = obs.PodFailure.Reason, obs.PodFailure.Message
 	default:
-		set(&ready, metav1.ConditionFalse, progressing.Reason, progressing.Message)
-		set(&reconciling, metav1.ConditionTrue, progressing.Reason, progressing.Message)
-		set(&stall, metav1.ConditionFalse, progressing.Reason, "making progress: "+progressing.Message)
+		return
 	}
-	all := []metav1.Condition{ready, available, progressing, degraded, reconciling, stall}
-	for i := range all {
-		all[i].Message = truncate(all[i].Message, maxMessageLength)
+	s.phase = phaseStalled
+	set(&s.degraded, metav1.ConditionTrue, reason, msg)
+	if s.available.Status != metav1.ConditionTrue {
+		set(&s.available, s.available.Status, reason, msg)
 	}
-	return all
+}
+
+// addRefusedService: a refused Service or PodDisruptionBudget degrades the operator but
+// leaves Available to the Deployment.
+func (s *operandState) addRefusedService(obs Observation) {
+	if obs.ServiceFailure == "" || obs.Blocked != "" {
+		return
+	}
+	s.phase = phaseStalled
+	if s.degraded.Status == metav1.ConditionTrue && s.degraded.Reason != v1alpha2.ReasonOperandDeploymentNotAvailable {
+		s.degraded.Message += "; " + obs.ServiceFailure
+	} else {
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonOperandServiceFailed, obs.ServiceFailure)
+	}
+}
+
+// summary derives Ready, Reconciling and Stalled from the phase.
+func (s *operandState) summary() (ready, reconciling, stalled metav1.Condition) {
+	ready = metav1.Condition{Type: v1alpha2.ConditionReady}
+	reconciling = metav1.Condition{Type: v1alpha2.ConditionReconciling}
+	stalled = metav1.Condition{Type: v1alpha2.ConditionStalled}
+	switch s.phase {
+	case phaseStalled:
+		set(&ready, metav1.ConditionFalse, s.degraded.Reason, s.degraded.Message)
+		set(&reconciling, metav1.ConditionFalse, s.degraded.Reason, "waiting for someone to act: "+s.degraded.Message)
+		set(&stalled, metav1.ConditionTrue, s.degraded.Reason, s.degraded.Message)
+	case phaseDone:
+		set(&ready, metav1.ConditionTrue, v1alpha2.ReasonOperatorSucceeded, s.available.Message)
+		set(&reconciling, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+		set(&stalled, metav1.ConditionFalse, v1alpha2.ReasonOperatorSucceeded, "the Deployment and the Service are as specified")
+	default:
+		set(&ready, metav1.ConditionFalse, s.progressing.Reason, s.progressing.Message)
+		set(&reconciling, metav1.ConditionTrue, s.progressing.Reason, s.progressing.Message)
+		set(&stalled, metav1.ConditionFalse, s.progressing.Reason, "making progress: "+s.progressing.Message)
+	}
+	return ready, reconciling, stalled
 }
 
 func set(c *metav1.Condition, status metav1.ConditionStatus, reason, message string) {

@@ -26,6 +26,8 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/nginx-operator/pkg/controller"
 )
 
 // TestApplierAsksForJSON: controller-runtime decodes an apply's response as JSON only,
@@ -35,13 +37,13 @@ func TestApplierAsksForJSON(t *testing.T) {
 	server := httptest.NewServer(fake)
 	defer server.Close()
 	// Even from the protobuf configuration the manager runs with.
-	applier, err := newApplier(withProtobuf(&rest.Config{Host: server.URL}), NewScheme(), nil)
+	applier, err := newApplier(withProtobuf(&rest.Config{Host: server.URL}), controller.NewScheme(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	apply := appsv1ac.Deployment("web", "default")
 	// The fake server answers 404; only the request headers matter here.
-	_ = applier.Apply(context.Background(), apply, client.FieldOwner(FieldManager))
+	_ = applier.Apply(context.Background(), apply, client.FieldOwner(controller.FieldManager))
 
 	fake.mu.Lock()
 	defer fake.mu.Unlock()

@@ -94,7 +94,7 @@ func TestManagerClientsSpeakProtobuf(t *testing.T) {
 	fake := &fakeAPIServer{}
 	server := httptest.NewServer(fake)
 	defer server.Close()
-	mgr, err := NewManager(&rest.Config{Host: server.URL}, Options{MetricsAddr: "0", ProbeAddr: "0"})
+	mgr, err := NewManager(&rest.Config{Host: server.URL}, &Options{MetricsAddr: "0", ProbeAddr: "0"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"net/http"
 	"sync/atomic"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,8 +29,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -40,51 +37,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller"
 )
-
-// Options configure the controller process.
-type Options struct {
-	MetricsAddr string
-	// MetricsSecure serves /metrics over HTTPS to clients whose bearer token kube-apiserver
-	// authenticates (TokenReview) and authorizes to get the non-resource URL /metrics
-	// (SubjectAccessReview), as kubebuilder projects do (metricsauth.go); false serves plain
-	// HTTP to anyone.
-	MetricsSecure bool
-	// MetricsCertDir holds the metrics serving certificate (tls.crt, tls.key), reloaded when
-	// it changes; without those files the server uses a self-signed one.
-	MetricsCertDir string
-	ProbeAddr      string
-	// PprofAddr serves net/http/pprof when set; "" or "0" leaves it off.
-	PprofAddr               string
-	LeaderElect             bool
-	LeaderElectionNamespace string
-	LeaderElectionID        string
-	LeaseDuration           time.Duration
-	MaxConcurrentReconciles int
-	// MaxRetryDelay caps the exponential backoff of a failing NginxOperator, e.g. one
-	// whose Service asks for a nodePort that another Service holds: it is retried at
-	// least this often, so it recovers soon after the obstacle is gone.
-	MaxRetryDelay time.Duration
-}
-
-// NewScheme knows the built-in types and operator.example.com/v1alpha2.
-func NewScheme() *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(v1alpha2.AddToScheme(scheme))
-	return scheme
-}
 
 // NewManager builds a manager running the NginxOperator controller, its metrics and
 // health probes; /readyz turns ready once the informer caches have synced.
-func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
+func NewManager(cfg *rest.Config, opts *Options) (manager.Manager, error) {
 	leaseDuration := opts.LeaseDuration
 	// Only the Deployments and Services the controller applied are cached and watched;
 	// a same-named stranger is read from the API server when it matters (getOwned).
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{ManagedByLabel: FieldManager})}
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.FieldManager})}
 	mgr, err := ctrl.NewManager(withProtobuf(cfg), ctrl.Options{
-		Scheme: NewScheme(),
+		Scheme: controller.NewScheme(),
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&appsv1.Deployment{}:            managed,
 			&corev1.Service{}:               managed,
@@ -113,12 +77,12 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reconciler{Client: mgr.GetClient(), Applier: applier, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{},
+	r := &controller.Reconciler{Client: mgr.GetClient(), Applier: applier, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{},
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles, MaxRetryDelay: opts.MaxRetryDelay}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	if err := RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {
+	if err := controller.RegisterMetrics(mgr.GetCache(), mgr.Elected()); err != nil {
 		return nil, err
 	}
 	synced := &cacheSynced{cache: mgr.GetCache()}
@@ -136,7 +100,7 @@ func NewManager(cfg *rest.Config, opts Options) (manager.Manager, error) {
 
 // metricsOptions serves /metrics on opts.MetricsAddr, over HTTPS with authentication and
 // authorization delegated to kube-apiserver when opts.MetricsSecure is set.
-func metricsOptions(opts Options) metricsserver.Options {
+func metricsOptions(opts *Options) metricsserver.Options {
 	if !opts.MetricsSecure {
 		return metricsserver.Options{BindAddress: opts.MetricsAddr}
 	}
