@@ -36,7 +36,7 @@ if [[ "${NODE}" == real ]]; then
   # The node starts with every image it will run: no registry is reachable from here.
   NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_UNPRIVILEGED_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}")
 else
-  "${ROOT}/hack/tools/build.sh" >/dev/null
+  "${ROOT}/hack/tools/build.sh" --run >/dev/null
   make -C "${ROOT}" --no-print-directory build >/dev/null
 fi
 source "${TOOLS_BIN_DIR:-${ROOT}/hack/tools/bin}/env.sh"

@@ -40,8 +40,15 @@ PROMETHEUS_VERSION="$(ecosystem_version github.com/prometheus/prometheus)"
 # ecosystem tools' cache directories carry a digest of the module's go.sum (and, for
 # cert-manager, of our main).
 ECOSYSTEM_DIGEST="$(sha256sum <"${ECOSYSTEM_DIR}/go.sum" | cut -c1-12)"
-WITH_NODE=false
-[[ "${1:-}" == "--node" ]] && WITH_NODE=true
+# --node: also what the real node runs; --run: only what `make run` runs on kwok's nodes
+# (no Helm, which only the tests use).
+WITH_NODE=false RUN_ONLY=false
+case "${1:-}" in
+  --node) WITH_NODE=true ;;
+  --run) RUN_ONLY=true ;;
+  "") ;;
+  *) echo "usage: $0 [--node|--run]" >&2; exit 2 ;;
+esac
 
 K8S_DIR="${BIN_DIR}/kubernetes-${K8S_VERSION}"
 ETCD_DIR="${BIN_DIR}/etcd-${ETCD_VERSION}"
@@ -134,7 +141,7 @@ if ${WITH_NODE}; then
 fi
 ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
 # Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
-ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
+${RUN_ONLY} || ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
 # The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
 # Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
 # made with fewer stages is completed.
@@ -160,7 +167,7 @@ KWOK_BIN=${KWOK_DIR}/kwok
 KWOK_STAGES_DIR=${KWOK_DIR}/stages
 COREDNS_BIN=${COREDNS_DIR}/coredns
 METRICS_SERVER_BIN=${METRICS_SERVER_DIR}/metrics-server
-HELM_BIN=${HELM_DIR}/helm
+HELM_BIN=$([[ -x "${HELM_DIR}/helm" ]] && echo "${HELM_DIR}/helm" || true)
 OLM_BIN=${OLM_DIR}/olm
 OLM_CRDS_DIR=${OLM_DIR}/crds
 CERT_MANAGER_BIN=${CERT_MANAGER_DIR}/cert-manager

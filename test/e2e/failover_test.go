@@ -150,7 +150,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 func startStandbyController(t *testing.T, leaderArgs []string) (*framework.Process, int, int) {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		metricsPort, probePort := mustFreePort(t), mustFreePort(t)
+		metricsPort, probePort := framework.MustFreePort(t), framework.MustFreePort(t)
 		args := replaceFlag(replaceFlag(leaderArgs, "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metricsPort)),
 			"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
 		logName := fmt.Sprintf("nginx-operator-controller-standby-%d.log", attempt)
@@ -175,13 +175,4 @@ func startStandbyController(t *testing.T, leaderArgs []string) (*framework.Proce
 			t.Fatalf("the standby controller exited:\n%s", log)
 		}
 	}
-}
-
-func mustFreePort(t *testing.T) int {
-	t.Helper()
-	p, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

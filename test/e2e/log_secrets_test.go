@@ -152,10 +152,7 @@ func startVerboseCopy(t *testing.T, args []string, level int) verboseInstance {
 	t.Helper()
 	dir := t.TempDir()
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			t.Fatal(err)
-		}
+		port := framework.MustFreePort(t)
 		inst := verboseInstance{port: port, log: filepath.Join(dir, fmt.Sprintf("apiserver-%d.log", attempt))}
 		cmdline := replaceFlag(args, "--secure-port", strconv.Itoa(port))
 		cmdline = replaceFlag(cmdline, "--data-dir", filepath.Join(dir, fmt.Sprintf("data-%d", attempt)))

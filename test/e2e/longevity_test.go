@@ -17,11 +17,9 @@ limitations under the License.
 package e2e
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,18 +155,11 @@ func unhealthy() string {
 // kubectlOutput runs kubectl against the stack outside any test (the watch outlives the
 // test that would own it) and returns its standard output.
 func kubectlOutput(stdin string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"--kubeconfig", stack.Kubeconfig()}, args...)...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
+	out, errOut, err := kc.Exec(stdin, args...)
+	if err != nil {
+		err = fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, errOut)
 	}
-	out, err := cmd.Output()
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		err = fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, exitErr.Stderr)
-	}
-	return string(out), err
+	return out, err
 }
 
 // nodeMonitorGracePeriod reads the flag from the running kube-controller-manager.

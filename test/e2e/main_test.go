@@ -86,8 +86,6 @@ func run(m *testing.M) (code int) {
 	return code
 }
 
-func freePort() (int, error) { return framework.FreePort() }
-
 func adminKubeconfig() string    { return stack.Kubeconfig() }
 func pkiFile(name string) string { return filepath.Join(localDir, "pki", name) }
 

@@ -57,7 +57,7 @@ func startPrometheus(t *testing.T, config string) *prometheusServer {
 		t.Fatal(err)
 	}
 	for attempt := 1; ; attempt++ {
-		port := mustFreePort(t)
+		port := framework.MustFreePort(t)
 		s := &prometheusServer{URL: fmt.Sprintf("http://127.0.0.1:%d", port), dir: dir}
 		start := time.Now()
 		proc, err := framework.StartProcess(filepath.Join(localDir, "logs", fmt.Sprintf("prometheus-%d.log", attempt)), bin,

@@ -60,7 +60,7 @@ func startEtcd(t testing.TB, extraArgs ...string) *etcdServer {
 	t.Cleanup(e.stop)
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
-		e.clientPort, e.peerPort = freePort(t), freePort(t)
+		e.clientPort, e.peerPort = framework.MustFreePort(t), framework.MustFreePort(t)
 		err := e.launch()
 		if err == nil {
 			return e

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -111,7 +110,7 @@ func (s *apiserver) start() {
 var errPortTaken = errors.New("the port was taken before the process could bind it")
 
 func (s *apiserver) tryStart() error {
-	s.port = freePort(s.t)
+	s.port = framework.MustFreePort(s.t)
 	s.logFile = filepath.Join(s.dataDir, fmt.Sprintf("apiserver-%d.log", s.port))
 	args := append([]string{"--standalone", "--data-dir", s.dataDir,
 		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, s.args...)
@@ -225,17 +224,6 @@ func (s *apiserver) logTailOnFailure() {
 
 func (s *apiserver) url(path string) string {
 	return fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path)
-}
-
-// freePort returns a loopback port that was free a moment ago; callers retry when it is not.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func readAll(r io.Reader) string {

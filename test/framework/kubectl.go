@@ -34,6 +34,11 @@ type Kubectl struct {
 // Run runs kubectl with stdin (when not empty) and returns its output.
 func (k Kubectl) Run(t testing.TB, stdin string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return k.Exec(stdin, args...)
+}
+
+// Exec is Run for code without a test at hand (a watch started by TestMain).
+func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)

@@ -27,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestCommandLineIsRefusedBeforeServing runs the binary with command lines it must
@@ -50,7 +52,7 @@ func TestCommandLineIsRefusedBeforeServing(t *testing.T) {
 			// such as a relative data directory for a fallback etcd.
 			workDir := t.TempDir()
 			// Should the server start after all, it must not take a port someone uses.
-			args := append([]string{"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", freePort(t))}, tc.args...)
+			args := append([]string{"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", framework.MustFreePort(t))}, tc.args...)
 			code, out := run(t, workDir, args...)
 			if code != 1 {
 				t.Errorf("exit code %d, want 1; output:\n%s", code, out)

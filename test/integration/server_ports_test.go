@@ -19,6 +19,8 @@ package integration
 import (
 	"net"
 	"testing"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 func TestStartServerMovesOnWhenItsPortIsTaken(t *testing.T) {
@@ -35,9 +37,9 @@ func TestStartServerMovesOnWhenItsPortIsTaken(t *testing.T) {
 		if handedOut == 1 {
 			return takenPort
 		}
-		return freePort(t)
+		return framework.MustFreePort(t)
 	}
-	defer func() { pickPort = freePort }()
+	defer func() { pickPort = framework.MustFreePort }()
 
 	s := startServer(t, t.TempDir())
 	if s.port == takenPort || handedOut != 2 {

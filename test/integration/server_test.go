@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -167,15 +166,4 @@ func (s *server) httpClient(anonymous bool) *http.Client {
 }
 
 // pickPort is where servers get their port; a test replaces it to hand out a taken one.
-var pickPort = freePort
-
-// freePort returns a port that was free a moment ago; startServer retries when it is not.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+var pickPort = framework.MustFreePort
