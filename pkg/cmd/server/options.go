@@ -30,6 +30,7 @@ import (
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	basecompatibility "k8s.io/component-base/compatibility"
 
+	"github.com/example/nginx-operator/pkg/admission/requester"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/apiserver"
 	"github.com/example/nginx-operator/pkg/version"
@@ -88,6 +89,9 @@ func newOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegist
 	// Unauthenticated requests get 401 except on health endpoints (anonymousOnlyForHealth),
 	// which kubelet probes reach without credentials, sub-paths such as /readyz/etcd included.
 	o.Recommended.Authorization.AlwaysAllowPaths = apiserver.HealthPaths()
+	// What a spec makes the controller do is authorized as its writer (pkg/admission/requester).
+	requester.Register(o.Recommended.Admission.Plugins)
+	o.Recommended.Admission.RecommendedPluginOrder = append(o.Recommended.Admission.RecommendedPluginOrder, requester.PluginName)
 	return o
 }
 
