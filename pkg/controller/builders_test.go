@@ -107,6 +107,16 @@ func TestDeployment(t *testing.T) {
 		t.Errorf("probes = %s %s", mustJSON(c.ReadinessProbe), mustJSON(c.LivenessProbe))
 	}
 
+	// nginx gets no ServiceAccount token unless the spec names a ServiceAccount.
+	if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
+		t.Errorf("automountServiceAccountToken = %v, want false", a)
+	}
+	withSA := sample("web")
+	withSA.Spec.Pod = &v1alpha2.PodOptions{ServiceAccountName: "reader"}
+	if d, _ := Deployment(withSA, ""); d.Spec.Template.Spec.AutomountServiceAccountToken == nil || !*d.Spec.Template.Spec.AutomountServiceAccountToken || *d.Spec.Template.Spec.ServiceAccountName != "reader" {
+		t.Errorf("with spec.pod.serviceAccountName the pods run as it with its token: %s", mustJSON(d.Spec.Template.Spec))
+	}
+
 	// Another instance in the namespace selects only its own pods.
 	other, _ := Deployment(sample("api"), "")
 	if equalMaps(other.Spec.Selector.MatchLabels, d.Spec.Selector.MatchLabels) {

@@ -35,13 +35,14 @@ import (
 )
 
 // mountedContent hashes what spec.config, spec.files and spec.tls mount. problems lists
-// references the pods cannot mount as they are: a missing ConfigMap, Secret or key. The
-// hash is "" when nothing is mounted, so a spec without mounts keeps the pod template it
-// always had.
-func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, problems []string, err error) {
+// references the pods cannot mount as they are: a missing ConfigMap, Secret or key; the
+// pods wait for them. refused lists references that are never mounted (a Secret in
+// spec.tls that is not of type kubernetes.io/tls). The hash is "" when nothing is mounted,
+// so a spec without mounts keeps the pod template it always had.
+func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, problems, refused []string, err error) {
 	spec := &no.Spec
 	if spec.Config == nil && len(spec.Files) == 0 && len(spec.TLS) == 0 {
-		return "", nil, nil
+		return "", nil, nil, nil
 	}
 	h := sha256.New()
 	add := func(what string, ref mountRef) error {
@@ -52,13 +53,16 @@ func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOpera
 		if d.problem != "" {
 			problems = append(problems, what+": "+d.problem)
 		}
+		if d.refused != "" {
+			refused = append(refused, what+": "+d.refused)
+		}
 		writeEntry(h, what, ref.key, d.sum)
 		return nil
 	}
 	if cfg := spec.Config; cfg != nil {
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
 			if err := add("spec.config.configMapKeyRef", mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 		} else {
 			writeEntry(h, "spec.config.inline", configFileName, []byte(cfg.Inline))
@@ -66,15 +70,15 @@ func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOpera
 	}
 	for i, f := range spec.Files {
 		if err := add(fmt.Sprintf("spec.files[%d]", i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
 	for i, t := range spec.TLS {
 		if err := add(fmt.Sprintf("spec.tls[%d]", i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16]), problems, nil
+	return hex.EncodeToString(h.Sum(nil)[:16]), problems, refused, nil
 }
 
 // mountRef is a ConfigMap or Secret a spec mounts: one key of it, or all when key is "".
@@ -86,8 +90,10 @@ type mountRef struct {
 type digest struct {
 	resourceVersion string
 	sum             []byte
-	// problem says why the pods cannot mount it; "" when they can.
+	// problem says why the pods cannot mount it yet; "" when they can.
 	problem string
+	// refused says why it is never mounted, whatever the pods could do; "" when it may be.
+	refused string
 }
 
 // digests remembers each mounted object's digest by resourceVersion: the metadata cache
@@ -181,8 +187,10 @@ func digestOf(obj client.Object, ref mountRef) digest {
 			writeEntry(h, "binaryData", k, o.BinaryData[k])
 		}
 	case *corev1.Secret:
+		// spec.tls serves a certificate: a Secret of another type (a password, a token) is
+		// never put where nginx could serve it.
 		if o.Type != corev1.SecretTypeTLS {
-			d.problem = fmt.Sprintf("Secret %s is of type %s, not %s", ref.name, o.Type, corev1.SecretTypeTLS)
+			d.refused = fmt.Sprintf("Secret %s is of type %s, not %s; only %s Secrets are mounted", ref.name, o.Type, corev1.SecretTypeTLS, corev1.SecretTypeTLS)
 		}
 		for _, k := range sortedKeys(o.Data) {
 			writeEntry(h, "data", k, o.Data[k])

@@ -182,14 +182,31 @@ func TestReconcileReportsMissingReferences(t *testing.T) {
 	no.Spec.TLS = []v1alpha2.TLSSecret{{SecretName: "web-tls"}}
 	opaque := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-tls", Namespace: "shop"}, Type: corev1.SecretTypeOpaque}
 	h := newHarness(t, no, opaque)
-	// The Deployment is applied all the same: its pods wait for the ConfigMap.
-	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,apply Service,update status" {
+	// A Secret that is not a TLS Secret is never mounted: no Deployment is applied with it,
+	// and status says why.
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Service,update status" {
+		t.Errorf("writes with an Opaque Secret in spec.tls: %s", got)
+	}
+	for _, typ := range []string{v1alpha2.ConditionStalled, v1alpha2.ConditionOperatorDegraded} {
+		c := h.condition("web", typ)
+		if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "spec.tls[0]: Secret web-tls is of type Opaque, not kubernetes.io/tls; only kubernetes.io/tls Secrets are mounted") {
+			t.Errorf("%s = %+v", typ, c)
+		}
+	}
+	if err := h.client.Delete(context.Background(), opaque); err != nil {
+		t.Fatal(err)
+	}
+	drain(h)
+	h.writes.take()
+
+	// A missing ConfigMap or Secret is waited for: the Deployment is applied all the same.
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,update status" {
 		t.Errorf("writes %s", got)
 	}
 	for _, typ := range []string{v1alpha2.ConditionReady, v1alpha2.ConditionStalled, v1alpha2.ConditionOperatorDegraded} {
 		c := h.condition("web", typ)
 		if c.Reason != v1alpha2.ReasonReferenceNotFound || !strings.Contains(c.Message, "ConfigMap shared not found") ||
-			!strings.Contains(c.Message, "Secret web-tls is of type Opaque, not kubernetes.io/tls") {
+			!strings.Contains(c.Message, "Secret web-tls not found") {
 			t.Errorf("%s = %+v", typ, c)
 		}
 	}
@@ -200,11 +217,8 @@ func TestReconcileReportsMissingReferences(t *testing.T) {
 		t.Errorf("events %q lack the Warning", ev)
 	}
 
-	// Once the ConfigMap exists and the Secret is fixed, the Deployment gets the content.
+	// Once the ConfigMap and the Secret exist, the Deployment gets the content.
 	if err := h.client.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "shared", Namespace: "shop"}, Data: map[string]string{"nginx.conf": "x"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.client.Delete(context.Background(), opaque); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.client.Create(context.Background(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-tls", Namespace: "shop"}, Type: corev1.SecretTypeTLS,

@@ -132,7 +132,10 @@ func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.Deplo
 	volumes, volumeMounts := mounts(no)
 	container.WithVolumeMounts(volumeMounts...)
 
-	podSpec := corev1ac.PodSpec().WithContainers(container).WithVolumes(volumes...)
+	// nginx needs no API access: the pods carry a ServiceAccount token only when the spec
+	// names a ServiceAccount, which its writer was authorized to act as (docs/security.md).
+	automountToken := spec.Pod != nil && spec.Pod.ServiceAccountName != ""
+	podSpec := corev1ac.PodSpec().WithContainers(container).WithVolumes(volumes...).WithAutomountServiceAccountToken(automountToken)
 	template := corev1ac.PodTemplateSpec().WithSpec(podSpec)
 	annotations := map[string]string{}
 	if pod := spec.Pod; pod != nil {

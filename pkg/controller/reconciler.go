@@ -102,17 +102,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // Service and the PodDisruptionBudget, and looks at the pods; a failure of one step
 // does not keep the others from being tried.
 func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOperator) (Observation, error) {
-	contentHash, problems, contentErr := r.mountedContent(ctx, no)
+	contentHash, problems, refused, contentErr := r.mountedContent(ctx, no)
 	configMapBlocked, configMapErr := r.ensureConfigMap(ctx, no)
 	var deployment *appsv1.Deployment
-	var deploymentBlocked string
+	var deploymentBlocked, withheld string
 	var deploymentErr error
-	if contentErr == nil {
-		deployment, deploymentBlocked, deploymentErr = r.ensureDeployment(ctx, no, contentHash)
-	} else {
+	switch {
+	case contentErr != nil:
 		// Without the hash the pods could not follow the content: keep them as they are.
 		deploymentErr = fmt.Errorf("reading what spec.config, spec.files and spec.tls mount: %w", contentErr)
 		deployment, _ = r.liveDeployment(ctx, no)
+	case len(refused) > 0:
+		// What must never be mounted keeps the pods as they are until the spec or the
+		// reference is fixed; a change of either reconciles again.
+		withheld = "the Deployment is not updated: " + strings.Join(refused, "; ")
+		deployment, _ = r.liveDeployment(ctx, no)
+	default:
+		deployment, deploymentBlocked, deploymentErr = r.ensureDeployment(ctx, no, contentHash)
 	}
 	serviceBlocked, serviceErr := r.ensureService(ctx, no)
 	pdbBlocked, pdbErr := r.ensurePodDisruptionBudget(ctx, no)
@@ -120,7 +126,7 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 	obs := Observation{
 		Deployment:        deployment,
 		Blocked:           cmp.Or(configMapBlocked, deploymentBlocked, serviceBlocked, pdbBlocked),
-		DeploymentFailure: joinFailures(failure(configMapErr), failure(deploymentErr)),
+		DeploymentFailure: joinFailures(failure(configMapErr), failure(deploymentErr), withheld),
 		ServiceFailure:    joinFailures(failure(serviceErr), failure(pdbErr)),
 		ReferenceProblems: problems,
 		PodFailure:        podFailure,
