@@ -157,8 +157,8 @@ func TestUpdatesAreCheckedForWhatTheyAdd(t *testing.T) {
 
 func TestOnePermissionIsAskedOnce(t *testing.T) {
 	spec := operator.NginxOperatorSpec{
-		TLS: []operator.TLSSecret{{SecretName: "db"}},
-		Env: []corev1.EnvVar{{Name: "P", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "p"}}}},
+		TLS:             []operator.TLSSecret{{SecretName: "db"}},
+		Env:             []corev1.EnvVar{{Name: "P", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "p"}}}},
 		SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true), Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SYS_ADMIN"}}},
 	}
 	g := &grants{allowed: map[string]bool{"get secrets db": true, "create pods": true}}
