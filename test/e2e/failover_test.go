@@ -65,7 +65,8 @@ func TestControllerLeaderFailover(t *testing.T) {
 	// leader renews it every retry period too: after the standby's first try and two
 	// renewals, it has found a healthy leader at least twice.
 	waitFor(t, time.Minute, "the standby's first try for the Lease", func() bool {
-		return strings.Contains(standby.Log(), "attempting to acquire leader lease")
+		// client-go's leader elector logs it ("Attempting to acquire leader lease...").
+		return strings.Contains(strings.ToLower(standby.Log()), "attempting to acquire leader lease")
 	})
 	renewTime := func() string {
 		return get(t, "get", "lease", "-n", "nginx-operator-system", "nginx-operator-controller", "-o", "jsonpath={.spec.renewTime}")
