@@ -72,7 +72,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			mustKubectl(t, "", append([]string{"create", "role", role, "-n", ns}, tc.grant...)...)
 			mustKubectl(t, "", "create", "rolebinding", role, "-n", ns, "--role="+role, "--user="+writer)
 			// Our apiserver caches a denial for up to 10 s (--authorization-webhook-cache-unauthorized-ttl).
-					took := framework.WaitFor(t, time.Minute, "the create to be accepted with "+tc.refused, func() bool {
+			took := framework.WaitFor(t, time.Minute, "the create to be accepted with "+tc.refused, func() bool {
 				_, _, err := asWriter("create", "-f", "-")
 				return err == nil
 			})
