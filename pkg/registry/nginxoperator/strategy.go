@@ -160,13 +160,14 @@ func resetFields(topLevelFields ...string) map[fieldpath.APIVersion]*fieldpath.S
 	return fields
 }
 
-// GetAttrs returns the labels and the selectable fields of an NginxOperator.
+// GetAttrs returns the labels and the selectable fields of an NginxOperator: its name and
+// namespace and operator.SelectableFields.
 func GetAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 	o, ok := obj.(*operator.NginxOperator)
 	if !ok {
 		return nil, nil, fmt.Errorf("given object is not an NginxOperator: %T", obj)
 	}
-	return labels.Set(o.Labels), generic.ObjectMetaFieldsSet(&o.ObjectMeta, true), nil
+	return labels.Set(o.Labels), generic.AddObjectMetaFieldsSet(fields.Set(operator.SelectableFieldValues(o)), &o.ObjectMeta, true), nil
 }
 
 // Match is the filter used for lists and watches with label and field selectors.

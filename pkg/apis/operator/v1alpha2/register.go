@@ -20,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/example/nginx-operator/pkg/apis/operator"
 )
 
 // GroupName is the API group of this package.
@@ -38,7 +40,7 @@ var (
 
 func init() {
 	// Generated conversions and defaulters register themselves in their own init.
-	localSchemeBuilder.Register(addKnownTypes, addDefaultingFuncs)
+	localSchemeBuilder.Register(addKnownTypes, addDefaultingFuncs, addFieldLabelConversionFuncs)
 }
 
 func addKnownTypes(scheme *runtime.Scheme) error {
@@ -53,4 +55,10 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 // Resource returns a group-qualified GroupResource.
 func Resource(resource string) schema.GroupResource {
 	return SchemeGroupVersion.WithResource(resource).GroupResource()
+}
+
+// addFieldLabelConversionFuncs lets lists and watches in this version filter on the
+// selectable fields (operator.SelectableFields).
+func addFieldLabelConversionFuncs(scheme *runtime.Scheme) error {
+	return scheme.AddFieldLabelConversionFunc(SchemeGroupVersion.WithKind("NginxOperator"), operator.FieldLabelConversion)
 }
