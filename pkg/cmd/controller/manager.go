@@ -54,13 +54,15 @@ func NewManager(cfg *rest.Config, opts *Options) (manager.Manager, error) {
 			&corev1.Service{}:               managed,
 			&policyv1.PodDisruptionBudget{}: managed,
 			// The nginx pods carry the label through the pod template; no other pod is cached.
-			// Only their status is read, so their managed fields (a third of a pod) are not
-			// kept; the Deployments' and Services' are, to compare what the controller owns.
-			&corev1.Pod{}: {Label: managed.Label, Transform: cache.TransformStripManagedFields()},
-			// Of ConfigMaps and Secrets only metadata is cached, without managed fields:
-			// enough to notice a change to one an NginxOperator mounts.
-			metadataOf("ConfigMap"): {Transform: cache.TransformStripManagedFields()},
-			metadataOf("Secret"):    {Transform: cache.TransformStripManagedFields()},
+			// Only their status is read, so their managed fields (a third of a pod) and
+			// annotations are not kept; the Deployments' and Services' are, to compare what
+			// the controller owns.
+			&corev1.Pod{}: {Label: managed.Label, Transform: dropUnread},
+			// Of ConfigMaps and Secrets only metadata is cached, without managed fields and
+			// annotations: enough to notice a change to one an NginxOperator mounts, and to
+			// tell which are its own. Anyone may put 256 KiB of annotations on any of them.
+			metadataOf("ConfigMap"): {Transform: dropUnread},
+			metadataOf("Secret"):    {Transform: dropUnread},
 		}},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
@@ -110,6 +112,16 @@ func metricsOptions(opts *Options) metricsserver.Options {
 		CertDir:        opts.MetricsCertDir,
 		FilterProvider: metricsAuth,
 	}
+}
+
+// dropUnread is the cache transform of the kinds whose managed fields and annotations the
+// controller never reads.
+func dropUnread(obj any) (any, error) {
+	if o, err := meta.Accessor(obj); err == nil {
+		o.SetManagedFields(nil)
+		o.SetAnnotations(nil)
+	}
+	return obj, nil
 }
 
 func metadataOf(kind string) *metav1.PartialObjectMetadata {
