@@ -44,26 +44,9 @@ import (
 // health probes; /readyz turns ready once the informer caches have synced.
 func NewManager(cfg *rest.Config, opts *Options) (manager.Manager, error) {
 	leaseDuration := opts.LeaseDuration
-	// Only the Deployments and Services the controller applied are cached and watched;
-	// a same-named stranger is read from the API server when it matters (getOwned).
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.FieldManager})}
 	mgr, err := ctrl.NewManager(withProtobuf(cfg), ctrl.Options{
-		Scheme: controller.NewScheme(),
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&appsv1.Deployment{}:            managed,
-			&corev1.Service{}:               managed,
-			&policyv1.PodDisruptionBudget{}: managed,
-			// The nginx pods carry the label through the pod template; no other pod is cached.
-			// Only their status is read, so their managed fields (a third of a pod) and
-			// annotations are not kept; the Deployments' and Services' are, to compare what
-			// the controller owns.
-			&corev1.Pod{}: {Label: managed.Label, Transform: dropUnread},
-			// Of ConfigMaps and Secrets only metadata is cached, without managed fields and
-			// annotations: enough to notice a change to one an NginxOperator mounts, and to
-			// tell which are its own. Anyone may put 256 KiB of annotations on any of them.
-			metadataOf("ConfigMap"): {Transform: dropUnread},
-			metadataOf("Secret"):    {Transform: dropUnread},
-		}},
+		Scheme:                  controller.NewScheme(),
+		Cache:                   cacheOptions(opts),
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		PprofBindAddress:        opts.PprofAddr,
@@ -98,6 +81,41 @@ func NewManager(cfg *rest.Config, opts *Options) (manager.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// cacheOptions says what the informers list and watch. With --namespaces, every kind
+// (NginxOperators, the children, pods, and ConfigMap and Secret metadata) is listed and
+// watched in those namespaces only: nothing elsewhere is cached, so nothing elsewhere
+// enqueues a reconcile, and a cached read of another namespace fails instead of listing it.
+func cacheOptions(opts *Options) cache.Options {
+	// Only the Deployments and Services the controller applied are cached and watched;
+	// a same-named stranger is read from the API server when it matters (getOwned).
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.FieldManager})}
+	o := cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&appsv1.Deployment{}:            managed,
+		&corev1.Service{}:               managed,
+		&policyv1.PodDisruptionBudget{}: managed,
+		// The nginx pods carry the label through the pod template; no other pod is cached.
+		// Only their status is read, so their managed fields (a third of a pod) and
+		// annotations are not kept; the Deployments' and Services' are, to compare what
+		// the controller owns.
+		&corev1.Pod{}: {Label: managed.Label, Transform: dropUnread},
+		// Of ConfigMaps and Secrets only metadata is cached, without managed fields and
+		// annotations: enough to notice a change to one an NginxOperator mounts, and to
+		// tell which are its own. Anyone may put 256 KiB of annotations on any of them.
+		// Their content is never cached: the reconciler reads exactly the objects an
+		// NginxOperator mounts from the API server, when their resourceVersion changed.
+		metadataOf("ConfigMap"): {Transform: dropUnread},
+		metadataOf("Secret"):    {Transform: dropUnread},
+	}}
+	if namespaces := opts.watchedNamespaces(); len(namespaces) > 0 {
+		// ByObject entries without Namespaces of their own inherit these.
+		o.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			o.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return o
 }
 
 // metricsOptions serves /metrics on opts.MetricsAddr, over HTTPS with authentication and

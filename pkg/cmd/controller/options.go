@@ -21,8 +21,12 @@ package controller
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	cliflag "k8s.io/component-base/cli/flag"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -48,6 +52,10 @@ type Options struct {
 	LeaderElectionID        string
 	LeaseDuration           time.Duration
 	MaxConcurrentReconciles int
+	// Namespaces confines the controller to these namespaces: its caches list and watch
+	// only there (NginxOperators and every kind it reads), so it reconciles nothing
+	// elsewhere and its RoleBindings may be per namespace. Empty: every namespace.
+	Namespaces []string
 	// MaxRetryDelay caps the exponential backoff of a failing NginxOperator, e.g. one
 	// whose Service asks for a nodePort that another Service holds: it is retried at
 	// least this often, so it recovers soon after the obstacle is gone.
@@ -93,6 +101,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets, kubeconfig *flag.Flag) {
 
 	fs = fss.FlagSet("reconciling")
 	fs.IntVar(&m.MaxConcurrentReconciles, "max-concurrent-reconciles", m.MaxConcurrentReconciles, "NginxOperators reconciled in parallel.")
+	fs.StringSliceVar(&m.Namespaces, "namespaces", m.Namespaces, "Comma-separated namespaces the controller watches and reconciles, and nothing outside them (its RBAC can then be RoleBindings there); empty: every namespace. Under OLM it is the OperatorGroup's olm.targetNamespaces.")
 	fs.DurationVar(&m.MaxRetryDelay, "max-retry-delay", m.MaxRetryDelay, "Longest backoff between retries of an NginxOperator whose Deployment or Service the API server refuses.")
 
 	fs = fss.FlagSet("API client")
@@ -119,7 +128,25 @@ func (o *Options) Validate() error {
 	if o.LeaseDuration <= 0 {
 		errs = append(errs, errors.New("--leader-election-lease-duration must be positive"))
 	}
+	for _, ns := range o.watchedNamespaces() {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--namespaces: %q is not a namespace name: %s", ns, strings.Join(msgs, "; ")))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// watchedNamespaces is --namespaces without blanks (OLM's annotation may hold "a, b")
+// and duplicates, sorted; nil means every namespace.
+func (o *Options) watchedNamespaces() []string {
+	var out []string
+	for _, ns := range o.Namespaces {
+		if ns = strings.TrimSpace(ns); ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // flagSets is every flag of the command, by group.

@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,5 +67,34 @@ func TestHelpGroupsFlags(t *testing.T) {
 		if !strings.Contains(out.String(), section) {
 			t.Errorf("--help lacks %q:\n%s", section, out.String())
 		}
+	}
+}
+
+func TestNamespacesFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, nil},
+		// OLM's olm.targetNamespaces of an AllNamespaces OperatorGroup is "".
+		{[]string{"--namespaces="}, nil},
+		{[]string{"--namespaces=shop,web"}, []string{"shop", "web"}},
+		{[]string{"--namespaces=web, shop,,web", "--namespaces=blog"}, []string{"blog", "shop", "web"}},
+	} {
+		o := NewOptions()
+		if err := NewCommand(context.Background(), o).ParseFlags(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.watchedNamespaces(); !slices.Equal(got, c.want) {
+			t.Errorf("%q: watched namespaces %q, want %q", c.args, got, c.want)
+		}
+		if err := o.Validate(); err != nil {
+			t.Errorf("%q refused: %v", c.args, err)
+		}
+	}
+	o := NewOptions()
+	o.Namespaces = []string{"shop", "Web_1"}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `--namespaces: "Web_1"`) {
+		t.Errorf("Validate() = %v, want it to refuse Web_1", err)
 	}
 }
