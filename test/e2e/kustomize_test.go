@@ -56,6 +56,7 @@ var kustomizations = []string{
 	"artifacts/overlays/cert-manager-prometheus",
 	"artifacts/overlays/single-member-etcd",
 	"artifacts/overlays/etcd-backup",
+	"artifacts/overlays/encryption-at-rest",
 }
 
 // TestKustomizationsPassServerDryRun renders the base and every overlay with kubectl's

@@ -107,6 +107,7 @@ func TestChartRendersTheKustomizations(t *testing.T) {
 		{"artifacts/overlays/cert-manager-prometheus", []string{"certificates.source=cert-manager", "monitoring.enabled=true"}},
 		{"artifacts/overlays/single-member-etcd", []string{"etcd.members=1"}},
 		{"artifacts/overlays/etcd-backup", []string{"etcd.snapshots.enabled=true"}},
+		{"artifacts/overlays/encryption-at-rest", []string{"apiserver.encryptionConfig.secretName=nginx-operator-apiserver-encryption-config"}},
 	} {
 		t.Run(c.kustomization, func(t *testing.T) {
 			var args []string
@@ -170,6 +171,7 @@ apiserver:
   nodeSelector: {disk: ssd}
   tolerations: [{key: dedicated, operator: Exists}]
   resources: {requests: {cpu: "1"}}
+  encryptionConfig: {secretName: ops-encryption, key: encryption.yaml}
 controller: {priorityClassName: high}
 etcd:
   members: 5
@@ -216,6 +218,12 @@ monitoring:
 	expect("apiserver tolerations", apiserver["tolerations"], `[{"key":"dedicated","operator":"Exists"}]`)
 	// Helm merges maps given as values into the defaults (null removes a key).
 	expect("apiserver resources", container["resources"], `{"limits":{"memory":"512Mi"},"requests":{"cpu":"1","memory":"128Mi"}}`)
+	args := container["args"].([]any)
+	expect("apiserver --encryption-provider-config", args[len(args)-1], `"--encryption-provider-config=/etc/nginx-operator/encryption/encryption.yaml"`)
+	mounts := container["volumeMounts"].([]any)
+	expect("apiserver encryption mount", mounts[len(mounts)-1], `{"mountPath":"/etc/nginx-operator/encryption","name":"encryption-config","readOnly":true}`)
+	volumes := apiserver["volumes"].([]any)
+	expect("apiserver encryption volume", volumes[len(volumes)-1], `{"name":"encryption-config","secret":{"defaultMode":288,"secretName":"ops-encryption"}}`)
 	etcdServers := strings.Split(strings.TrimPrefix(container["args"].([]any)[0].(string), "--etcd-servers="), ",")
 	if len(etcdServers) != 5 || etcdServers[4] != "https://nginx-operator-etcd-4.nginx-operator-etcd.ops.svc:2379" {
 		t.Errorf("apiserver --etcd-servers: %v", etcdServers)
