@@ -51,7 +51,12 @@ after creating that namespace and applying etcd there: etcd is a StatefulSet wit
 persistent volume, which OLM cannot install. etcd accepts only TLS clients with a
 certificate of its own CA, so its Secrets, the apiserver's etcd client certificate among
 them, come first too (hack/deploy-certs.sh --etcd-only, or cert-manager). OLM creates the
-apiserver's Service, its serving certificate and the APIServices itself.`
+apiserver's Service, its serving certificate and the APIServices itself.
+
+Every install mode works: the controller reconciles NginxOperators in the OperatorGroup's
+target namespaces only, with its permissions granted there. The API itself is cluster-wide
+in every mode (one APIService per version, one install per cluster): NginxOperators
+created in other namespaces are stored but not reconciled.`
 
 // csvInputs is everything the CSV is made from besides the base.
 type csvInputs struct {
@@ -72,7 +77,7 @@ func buildCSV(b *base, server *apiServer, in csvInputs) (*operatorsv1alpha1.Clus
 	if err != nil {
 		return nil, err
 	}
-	namespaced, cluster, err := permissions(b, server.deployment.Spec.Template.Spec.ServiceAccountName)
+	namespaced, cluster, err := permissions(b, server.deployment.Spec.Template.Spec.ServiceAccountName, confinedAccounts(b))
 	if err != nil {
 		return nil, err
 	}
@@ -119,12 +124,14 @@ func buildCSV(b *base, server *apiServer, in csvInputs) (*operatorsv1alpha1.Clus
 			Provider:       operatorsv1alpha1.AppLink{Name: "The nginx-operator Authors"},
 			Maintainers:    []operatorsv1alpha1.Maintainer{{Name: "The nginx-operator Authors", Email: "nginx-operator@example.com"}},
 			Icon:           []operatorsv1alpha1.Icon{{Data: base64.StdEncoding.EncodeToString(icon), MediaType: "image/svg+xml"}},
-			// The controller watches NginxOperators in every namespace and the API is
-			// cluster-wide, so the operator cannot be limited to some namespaces.
+			// The controller follows the OperatorGroup's target namespaces (--namespaces
+			// from olm.targetNamespaces) and OLM grants its namespaced permissions there;
+			// the API and the apiserver stay cluster-wide whatever the mode
+			// (docs/olm.md, install modes).
 			InstallModes: []operatorsv1alpha1.InstallMode{
-				{Type: operatorsv1alpha1.InstallModeTypeOwnNamespace, Supported: false},
-				{Type: operatorsv1alpha1.InstallModeTypeSingleNamespace, Supported: false},
-				{Type: operatorsv1alpha1.InstallModeTypeMultiNamespace, Supported: false},
+				{Type: operatorsv1alpha1.InstallModeTypeOwnNamespace, Supported: true},
+				{Type: operatorsv1alpha1.InstallModeTypeSingleNamespace, Supported: true},
+				{Type: operatorsv1alpha1.InstallModeTypeMultiNamespace, Supported: true},
 				{Type: operatorsv1alpha1.InstallModeTypeAllNamespaces, Supported: true},
 			},
 			APIServiceDefinitions: operatorsv1alpha1.APIServiceDefinitions{Owned: owned},
@@ -160,6 +167,9 @@ func installDeployments(b *base, server *apiServer, namespaced, cluster []operat
 			}
 		}
 		if err := useSelfSignedMetricsCert(d); err != nil {
+			return nil, nil, err
+		}
+		if err := watchTargetNamespaces(d); err != nil {
 			return nil, nil, err
 		}
 		// OLM creates a ServiceAccount only for a permissions entry.

@@ -39,7 +39,13 @@ const (
 // or ClusterRoles bound by RoleBindings, in the install namespace) and cluster
 // permissions (ClusterRoles bound cluster-wide), one entry per ServiceAccount. OLM
 // creates the ServiceAccounts, Roles, ClusterRoles and bindings from them.
-func permissions(b *base, apiServerAccount string) (namespaced, cluster []operatorsv1alpha1.StrategyDeploymentPermissions, err error) {
+//
+// The rules on namespaced resources of a confined account (the controller's, which
+// follows the OperatorGroup's target namespaces) bound cluster-wide in the base become
+// namespaced permissions too: OLM grants those in the install namespace and in every
+// target namespace, and lifts them to a ClusterRole and ClusterRoleBinding when the
+// OperatorGroup targets all namespaces, which is what the base grants.
+func permissions(b *base, apiServerAccount string, confined map[string]bool) (namespaced, cluster []operatorsv1alpha1.StrategyDeploymentPermissions, err error) {
 	namespacedRules := map[string][]rbacv1.PolicyRule{}
 	clusterRules := map[string][]rbacv1.PolicyRule{}
 
@@ -52,7 +58,17 @@ func permissions(b *base, apiServerAccount string) (namespaced, cluster []operat
 		switch {
 		case binding.RoleRef.Kind == "ClusterRole" && defined:
 			for _, account := range accounts {
-				clusterRules[account] = append(clusterRules[account], role.Rules...)
+				for _, rule := range role.Rules {
+					isCluster, err := ruleIsClusterScoped(rule)
+					if err != nil {
+						return nil, nil, fmt.Errorf("ClusterRole %s: %w", role.Name, err)
+					}
+					if confined[account] && !isCluster {
+						namespacedRules[account] = append(namespacedRules[account], rule)
+					} else {
+						clusterRules[account] = append(clusterRules[account], rule)
+					}
+				}
 			}
 		case binding.RoleRef.Name == authDelegatorClusterRole && onlyAccount(accounts, apiServerAccount):
 			// OLM binds it.

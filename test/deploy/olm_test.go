@@ -144,6 +144,9 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 // csvPermissions is the part of a ClusterServiceVersion that says which ServiceAccounts
 // its Deployments run as and what each may do.
 type csvPermissions struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
 	Spec struct {
 		Install struct {
 			Spec struct {
@@ -162,7 +165,10 @@ type accountRules struct {
 // applyCSVPermissions makes the ServiceAccounts, roles and bindings of the CSV's permissions,
 // as OLM's catalog operator does from a bundle's InstallPlan before olm-operator installs the
 // CSV (olm-operator only checks that they exist and allow the rules). Without a catalog,
-// which needs registry images, the test is that catalog step.
+// which needs registry images, the test is that catalog step. The Roles and RoleBindings
+// of the namespaced permissions carry the catalog's owner labels: for an OperatorGroup of
+// all namespaces olm-operator lifts them to a ClusterRole and ClusterRoleBinding each (the
+// controller's rules are namespaced permissions, granted per target namespace otherwise).
 func applyCSVPermissions(t *testing.T, csv string) {
 	t.Helper()
 	var perms csvPermissions
@@ -177,9 +183,13 @@ func applyCSVPermissions(t *testing.T, csv string) {
 	subject := func(name string) []rbacv1.Subject {
 		return []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: systemNS}}
 	}
+	// ownerutil.OwnerLabel, what olm-operator selects the CSV's Roles and RoleBindings by,
+	// and olm.managed, without which an olm-operator that filters its informers (it does
+	// when nothing it owns lacks the label) does not see them.
+	owner := map[string]string{"olm.owner": perms.Metadata.Name, "olm.owner.namespace": systemNS, "olm.owner.kind": "ClusterServiceVersion", "olm.managed": "true"}
 	for _, p := range perms.Spec.Install.Spec.ClusterPermissions {
 		account(p.ServiceAccountName)
-		name := "olm-" + p.ServiceAccountName
+		name := "olm-" + p.ServiceAccountName + "-cluster"
 		objects = append(objects,
 			&rbacv1.ClusterRole{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole"}, ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: p.Rules},
 			&rbacv1.ClusterRoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleBinding"}, ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -189,8 +199,8 @@ func applyCSVPermissions(t *testing.T, csv string) {
 		account(p.ServiceAccountName)
 		name := "olm-" + p.ServiceAccountName
 		objects = append(objects,
-			&rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: systemNS}, Rules: p.Rules},
-			&rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: systemNS},
+			&rbacv1.Role{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: systemNS, Labels: owner}, Rules: p.Rules},
+			&rbacv1.RoleBinding{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"}, ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: systemNS, Labels: owner},
 				RoleRef: rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name}, Subjects: subject(p.ServiceAccountName)})
 	}
 	if len(objects) == 0 {

@@ -108,6 +108,7 @@ func TestChartRendersTheKustomizations(t *testing.T) {
 		{"artifacts/overlays/single-member-etcd", []string{"etcd.members=1"}},
 		{"artifacts/overlays/etcd-backup", []string{"etcd.snapshots.enabled=true"}},
 		{"artifacts/overlays/encryption-at-rest", []string{"apiserver.encryptionConfig.secretName=nginx-operator-apiserver-encryption-config"}},
+		{"artifacts/overlays/namespaced", []string{"controller.watchNamespaces={default}"}},
 	} {
 		t.Run(c.kustomization, func(t *testing.T) {
 			var args []string
@@ -145,7 +146,7 @@ func TestChartRendersTheKustomizations(t *testing.T) {
 }
 
 func TestChartLints(t *testing.T) {
-	for _, values := range [][]string{nil, {"certificates.source=cert-manager,monitoring.enabled=true,monitoring.dashboard.enabled=true,etcd.snapshots.enabled=true"}} {
+	for _, values := range [][]string{nil, {"certificates.source=cert-manager,monitoring.enabled=true,monitoring.dashboard.enabled=true,etcd.snapshots.enabled=true"}, {"controller.watchNamespaces={web,shop}"}} {
 		args := []string{"lint", "--strict", chartDir}
 		for _, v := range values {
 			args = append(args, "--set", v)
@@ -172,7 +173,7 @@ apiserver:
   tolerations: [{key: dedicated, operator: Exists}]
   resources: {requests: {cpu: "1"}}
   encryptionConfig: {secretName: ops-encryption, key: encryption.yaml}
-controller: {priorityClassName: high}
+controller: {priorityClassName: high, watchNamespaces: [web, shop]}
 etcd:
   members: 5
   storage: {size: 8Gi, storageClassName: fast}
@@ -229,6 +230,16 @@ monitoring:
 		t.Errorf("apiserver --etcd-servers: %v", etcdServers)
 	}
 	expect("controller priorityClassName", get("Deployment ops/nginx-operator-controller", "spec", "template", "spec", "priorityClassName"), `"high"`)
+	controllerArgs := get("Deployment ops/nginx-operator-controller", "spec", "template", "spec", "containers").([]any)[0].(map[string]any)["args"].([]any)
+	expect("controller --namespaces", controllerArgs[len(controllerArgs)-1], `"--namespaces=web,shop"`)
+	if _, ok := rendered["ClusterRoleBinding <nil>/nginx-operator-controller"]; ok {
+		t.Error("controller.watchNamespaces still binds the controller's rules cluster-wide")
+	}
+	for _, ns := range []string{"web", "shop"} {
+		expect("RoleBinding "+ns, get("RoleBinding "+ns+"/nginx-operator-controller", "roleRef", "name"), `"nginx-operator-controller"`)
+		expect("RoleBinding "+ns+" subject", get("RoleBinding "+ns+"/nginx-operator-controller", "subjects"), `[{"kind":"ServiceAccount","name":"nginx-operator-controller","namespace":"ops"}]`)
+	}
+	expect("metrics-auth binding", get("ClusterRoleBinding <nil>/nginx-operator-controller-metrics-auth", "subjects"), `[{"kind":"ServiceAccount","name":"nginx-operator-controller","namespace":"ops"}]`)
 
 	expect("etcd replicas", get("StatefulSet ops/nginx-operator-etcd", "spec", "replicas"), `5`)
 	claim := get("StatefulSet ops/nginx-operator-etcd", "spec", "volumeClaimTemplates").([]any)[0].(map[string]any)["spec"]
