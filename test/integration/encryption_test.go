@@ -60,13 +60,27 @@ func newEncryptionKey(t *testing.T, name string) encryptionKey {
 // with keys in this order (the first encrypts, all decrypt) for nginxoperators only.
 func writeEncryptionConfig(t *testing.T, path string, keys ...encryptionKey) string {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n" +
-		"  - resources: [nginxoperators.operator.example.com]\n    providers:\n      - aescbc:\n          keys:\n")
+	return writeProviders(t, path, "aescbc: {keys: ["+keyList(keys...)+"]}")
+}
+
+func keyList(keys ...encryptionKey) string {
+	var list []string
 	for _, k := range keys {
-		fmt.Fprintf(&b, "            - {name: %s, secret: %s}\n", k.name, k.secret)
+		list = append(list, fmt.Sprintf("{name: %s, secret: %s}", k.name, k.secret))
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	return strings.Join(list, ", ")
+}
+
+// writeProviders writes an EncryptionConfiguration for nginxoperators with these providers,
+// each a YAML mapping, in this order, and returns the flag that passes it.
+func writeProviders(t *testing.T, path string, providers ...string) string {
+	t.Helper()
+	config := "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n" +
+		"  - resources: [nginxoperators.operator.example.com]\n    providers:\n"
+	for _, p := range providers {
+		config += "      - " + p + "\n"
+	}
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return "--encryption-provider-config=" + path
@@ -109,12 +123,17 @@ func rawValue(t *testing.T, s *server, name string) []byte {
 	return resp.Kvs[0].Value
 }
 
-// expectEncrypted fails unless the value of name is aescbc ciphertext of key, with none of
-// the plaintext the test wrote into its spec.
+// expectEncrypted fails unless the value of name is aescbc ciphertext of key.
 func expectEncrypted(t *testing.T, s *server, name, key, plaintext string) {
 	t.Helper()
+	expectStoredWith(t, s, name, "k8s:enc:aescbc:v1:"+key+":", plaintext)
+}
+
+// expectStoredWith fails unless the value of name starts with prefix (a provider and key)
+// and holds none of the plaintext.
+func expectStoredWith(t *testing.T, s *server, name, prefix, plaintext string) {
+	t.Helper()
 	value := rawValue(t, s, name)
-	prefix := "k8s:enc:aescbc:v1:" + key + ":"
 	if !bytes.HasPrefix(value, []byte(prefix)) {
 		t.Errorf("%s is stored as %q..., want the prefix %s", name, value[:min(len(value), 40)], prefix)
 	}
@@ -139,23 +158,26 @@ func expectReadable(ctx context.Context, t *testing.T, s *server, name, plaintex
 	return got
 }
 
+// secretObject is an NginxOperator with plaintext in its spec only: names and namespaces
+// are part of etcd's keys, which are never encrypted.
+func secretObject(name, plaintext string) *v1alpha2.NginxOperator {
+	return &v1alpha2.NginxOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha2.NginxOperatorSpec{
+			Image: "registry.example.com/" + plaintext + ":1.27",
+			Env:   []corev1.EnvVar{{Name: "API_TOKEN", Value: plaintext}},
+		},
+	}
+}
+
 func TestEncryptionAtRest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	dir, configDir := t.TempDir(), t.TempDir()
 	config := filepath.Join(configDir, "encryption-config.yaml")
 	key1, key2 := newEncryptionKey(t, "key1"), newEncryptionKey(t, "key2")
-	// In the spec only: names and namespaces are part of etcd's keys, which are never encrypted.
 	plaintext := "plaintext-" + strings.ToLower(rand.Text())
-	object := func(name string) *v1alpha2.NginxOperator {
-		return &v1alpha2.NginxOperator{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: v1alpha2.NginxOperatorSpec{
-				Image: "registry.example.com/" + plaintext + ":1.27",
-				Env:   []corev1.EnvVar{{Name: "API_TOKEN", Value: plaintext}},
-			},
-		}
-	}
+	object := func(name string) *v1alpha2.NginxOperator { return secretObject(name, plaintext) }
 	names := []string{"replaced", "applied"}
 
 	s := startServer(t, dir, writeEncryptionConfig(t, config, key1))
@@ -318,4 +340,70 @@ func TestEncryptionAtRest(t *testing.T) {
 			t.Errorf("the apiserver log reports a panic:\n%s", log)
 		}
 	})
+}
+
+// TestEncryptionEnabledOnExistingData turns encryption on for objects stored in clear, as
+// docs/operations.md describes (identity last, then a rewrite), and then moves from one
+// provider to another the same way: secretbox, then aesgcm.
+func TestEncryptionEnabledOnExistingData(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir, config := t.TempDir(), filepath.Join(t.TempDir(), "encryption-config.yaml")
+	plaintext := "plaintext-" + strings.ToLower(rand.Text())
+	boxKey, gcmKey := newEncryptionKey(t, "box1"), newEncryptionKey(t, "gcm1")
+	secretbox := "secretbox: {keys: [" + keyList(boxKey) + "]}"
+	aesgcm := "aesgcm: {keys: [" + keyList(gcmKey) + "]}"
+
+	s := startServer(t, dir)
+	if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, secretObject("old", plaintext), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if value := rawValue(t, s, "old"); !bytes.Contains(value, []byte(plaintext)) {
+		t.Fatalf("without encryption the value does not hold the plaintext: %q", value)
+	}
+
+	// rewrite PUTs every object as read, as kubectl replace does, and checks how each is
+	// then stored.
+	rewrite := func(s *server, prefix string) {
+		t.Helper()
+		v2 := s.client.OperatorV1alpha2().NginxOperators(ns)
+		list, err := v2.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range list.Items {
+			if _, err := v2.Update(ctx, &item, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("rewriting %s: %v", item.Name, err)
+			}
+			expectReadable(ctx, t, s, item.Name, plaintext)
+			expectStoredWith(t, s, item.Name, prefix, plaintext)
+		}
+	}
+
+	for _, step := range []struct {
+		what      string
+		providers []string
+		prefix    string
+	}{
+		{"secretbox first, identity last to read what was stored in clear", []string{secretbox, "identity: {}"}, "k8s:enc:secretbox:v1:box1:"},
+		{"aesgcm first, secretbox second", []string{aesgcm, secretbox}, "k8s:enc:aesgcm:v1:gcm1:"},
+	} {
+		s.stop()
+		t.Log(step.what)
+		s = startServer(t, dir, writeProviders(t, config, step.providers...))
+		expectReadable(ctx, t, s, "old", plaintext)
+		name := "new-" + strings.Split(step.prefix, ":")[2]
+		if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, secretObject(name, plaintext), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rewrite(s, step.prefix)
+	}
+
+	s.stop()
+	t.Log("aesgcm only")
+	s = startServer(t, dir, writeProviders(t, config, aesgcm))
+	for _, name := range []string{"old", "new-secretbox", "new-aesgcm"} {
+		expectReadable(ctx, t, s, name, plaintext)
+		expectStoredWith(t, s, name, "k8s:enc:aesgcm:v1:gcm1:", plaintext)
+	}
 }
