@@ -150,6 +150,11 @@ func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef)
 	if d, ok := r.digests.get(nn, ref); ok && d.resourceVersion == meta.ResourceVersion {
 		return d, nil
 	}
+	// The content is needed here, and only here: the hash of what the pods mount (a
+	// renewed certificate must roll them) and a Secret's type. So exactly this object is
+	// read, uncached, from the API server; the cache holds the metadata of ConfigMaps and
+	// Secrets only, never their data (a cached full Get would start an informer holding
+	// every Secret of the watched namespaces in memory).
 	var obj client.Object = &corev1.ConfigMap{}
 	if ref.kind == "Secret" {
 		obj = &corev1.Secret{}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
@@ -322,4 +323,61 @@ func drain(h *harness) string {
 			return strings.Join(out, "\n")
 		}
 	}
+}
+
+// TestSecretsAndConfigMapsReadAsMetadataOrByName: the cached client (which in the manager
+// caches every ConfigMap and Secret of the watched namespaces) is asked for their metadata
+// only, never for a full object or list, so no informer of their content can start; the
+// content is read around the cache, one named object at a time, and only for what the
+// spec mounts (the certificate to hash, the files) or what the controller owns (the inline
+// configuration's ConfigMap, compared before an apply).
+func TestSecretsAndConfigMapsReadAsMetadataOrByName(t *testing.T) {
+	no := sample("web")
+	no.Spec.Config = &v1alpha2.ConfigSource{Inline: "events {}\nhttp { server { listen 80; } }\n"}
+	no.Spec.Files = []v1alpha2.ConfigMapFiles{{ConfigMapName: "site", MountPath: "/usr/share/nginx/html"}}
+	no.Spec.TLS = []v1alpha2.TLSSecret{{SecretName: "web-tls"}}
+	site := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "site", Namespace: "shop"}, Data: map[string]string{"index.html": "hello"}}
+	tls := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-tls", Namespace: "shop"}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{"tls.crt": []byte("c"), "tls.key": []byte("k")}}
+	other := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-password", Namespace: "shop"}, Data: map[string][]byte{"password": []byte("p")}}
+	h := newHarness(t, no, site, tls, other)
+	cached := h.r.Client
+	h.r.Client = interceptor.NewClient(cached.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			switch obj.(type) {
+			case *corev1.Secret, *corev1.ConfigMap:
+				t.Errorf("the cached client was asked for the full %T %s", obj, key)
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			switch list.(type) {
+			case *corev1.SecretList, *corev1.ConfigMapList:
+				t.Errorf("the cached client was asked for a %T", list)
+			}
+			return c.List(ctx, list, opts...)
+		},
+	})
+	var live []string
+	reads := &namedReads{Reader: h.r.APIReader, names: &live}
+	h.r.APIReader = reads
+	h.reconcile("web")
+	slices.Sort(live)
+	if got := strings.Join(live, ","); got != "ConfigMap shop/site,ConfigMap shop/web-nginx-conf,Secret shop/web-tls" {
+		t.Errorf("read around the cache: %s; want the mounted ConfigMap and Secret and the inline configuration's ConfigMap", got)
+	}
+}
+
+// namedReads records the kind and key of each read of a Secret or ConfigMap around the
+// cache.
+type namedReads struct {
+	client.Reader
+	names *[]string
+}
+
+func (n *namedReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if kind := kindOf(obj); kind == "Secret" || kind == "ConfigMap" {
+		*n.names = append(*n.names, kind+" "+key.String())
+	}
+	return n.Reader.Get(ctx, key, obj, opts...)
 }

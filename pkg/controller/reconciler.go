@@ -232,7 +232,9 @@ func (r *Reconciler) getOwned(ctx context.Context, no *v1alpha2.NginxOperator, n
 }
 
 // getOwnedUncached is getOwned for kinds the controller caches no full objects of
-// (ConfigMaps: a cache would hold every ConfigMap of the cluster).
+// (ConfigMaps: a cache would hold every ConfigMap of the cluster). Only the ConfigMap of an
+// inline configuration is read so, by name: its data is compared with what the spec asks
+// for, so that a steady state makes no writes.
 func (r *Reconciler) getOwnedUncached(ctx context.Context, no *v1alpha2.NginxOperator, name string, obj client.Object) (found bool, blocked string, err error) {
 	err = r.APIReader.Get(ctx, client.ObjectKey{Namespace: no.Namespace, Name: name}, obj)
 	return r.controlled(no, obj, err)
