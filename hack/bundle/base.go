@@ -58,10 +58,37 @@ type base struct {
 	extraManifests []*unstructured.Unstructured
 }
 
+// unboundClusterRoles returns the base's ClusterRoles that no binding of the base refers
+// to, in the order of objects: roles for users, such as those aggregated into the built-in
+// view, edit and admin ClusterRoles by their labels. A CSV's permissions cannot carry them
+// (they are rules granted to the operator's ServiceAccounts), so they go into
+// bundle/manifests as they are, a kind OLM v0's catalog operator creates from a bundle.
+func (b *base) unboundClusterRoles(objects []*unstructured.Unstructured) []*unstructured.Unstructured {
+	bound := map[string]bool{}
+	for _, binding := range b.clusterRoleBindings {
+		if binding.RoleRef.Kind == "ClusterRole" {
+			bound[binding.RoleRef.Name] = true
+		}
+	}
+	for _, binding := range b.roleBindings {
+		if binding.RoleRef.Kind == "ClusterRole" {
+			bound[binding.RoleRef.Name] = true
+		}
+	}
+	var out []*unstructured.Unstructured
+	for _, u := range objects {
+		if u.GetKind() == "ClusterRole" && !bound[u.GetName()] {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // olmExtraKinds are the kinds, besides the ClusterServiceVersion and CRDs, that OLM v0
 // creates from a bundle's manifests directory and that the base may contain (OLM's
 // catalog operator also takes RBAC objects, Secrets, ConfigMaps and Services there, but
-// the bundle expresses RBAC as CSV permissions and leaves Services to OLM).
+// the bundle expresses the operator's RBAC as CSV permissions and leaves Services to OLM;
+// only ClusterRoles that nothing binds go there, see unboundClusterRoles).
 var olmExtraKinds = map[string]bool{
 	"PodDisruptionBudget": true,
 	"NetworkPolicy":       true,
@@ -130,6 +157,7 @@ func splitBase(objects []*unstructured.Unstructured) (*base, error) {
 	if namespaceName != b.namespace {
 		return nil, fmt.Errorf("the base's Namespace is %q, its objects are in %q", namespaceName, b.namespace)
 	}
+	b.extraManifests = append(b.extraManifests, b.unboundClusterRoles(objects)...)
 	return b, nil
 }
 

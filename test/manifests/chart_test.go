@@ -181,6 +181,7 @@ monitoring:
   enabled: true
   labels: {release: kube-prometheus-stack}
   dashboard: {enabled: true}
+rbac: {aggregateToDefaultRoles: false}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -228,6 +229,11 @@ monitoring:
 	etcdServers := strings.Split(strings.TrimPrefix(container["args"].([]any)[0].(string), "--etcd-servers="), ",")
 	if len(etcdServers) != 5 || etcdServers[4] != "https://nginx-operator-etcd-4.nginx-operator-etcd.ops.svc:2379" {
 		t.Errorf("apiserver --etcd-servers: %v", etcdServers)
+	}
+	for _, role := range []string{"nginx-operator-view", "nginx-operator-edit"} {
+		if _, ok := rendered["ClusterRole <nil>/"+role]; ok {
+			t.Errorf("rbac.aggregateToDefaultRoles=false still renders ClusterRole %s", role)
+		}
 	}
 	expect("controller priorityClassName", get("Deployment ops/nginx-operator-controller", "spec", "template", "spec", "priorityClassName"), `"high"`)
 	controllerArgs := get("Deployment ops/nginx-operator-controller", "spec", "template", "spec", "containers").([]any)[0].(map[string]any)["args"].([]any)
