@@ -54,8 +54,13 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	// The controller's longest retry delay (a minute by default) shortened, so that the tests
-	// of refused children see it back off and recover in seconds.
-	if stack, err = framework.NewStack(root, "nginx-operator-e2e-", "CONTROLLER_EXTRA_FLAGS=--max-retry-delay="+maxRetryDelay.String()); err != nil {
+	// of refused children see it back off and recover in seconds. kube-controller-manager's
+	// full quota recount (5 minutes by default) shortened too: on a fresh stack its quota
+	// controller may meet a new ResourceQuota before it has discovered nginxoperators, and
+	// then counts them only at the next recount.
+	if stack, err = framework.NewStack(root, "nginx-operator-e2e-",
+		"CONTROLLER_EXTRA_FLAGS=--max-retry-delay="+maxRetryDelay.String(),
+		"KUBE_CONTROLLER_MANAGER_EXTRA_FLAGS=--resource-quota-sync-period=15s"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -27,9 +27,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apiserver/pkg/admission"
+	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	basecompatibility "k8s.io/component-base/compatibility"
 
+	"github.com/example/nginx-operator/pkg/admission/quota"
 	"github.com/example/nginx-operator/pkg/admission/requester"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/apiserver"
@@ -60,6 +63,14 @@ type Options struct {
 	Out io.Writer
 }
 
+// maxRequestBodyBytes refuses larger request bodies with 413 before decoding them, in
+// place of the generic server's 3 MiB, which is above etcd's 1.5 MiB request limit. An
+// NginxOperator's metadata and spec may take 256 KiB of JSON (the registry's
+// MaxObjectBytes, a 422 naming the field); 1 MiB leaves room for indented JSON or YAML,
+// a status sent along, and kubectl's client-side apply, whose patch carries the
+// last-applied configuration besides the object.
+const maxRequestBodyBytes = 1024 * 1024
+
 // NewOptions returns options with the defaults of an aggregated API server.
 // registry is compatibility.DefaultComponentGlobalsRegistry in the binary; tests pass
 // their own. It fails only for a binary stamped with a version that is not semantic.
@@ -86,12 +97,23 @@ func newOptions(out io.Writer, registry basecompatibility.ComponentGlobalsRegist
 	// Without it, open watches (kube-controller-manager keeps several through the
 	// aggregator) hold a graceful shutdown for the full request timeout.
 	o.ServerRun.ShutdownWatchTerminationGracePeriod = 5 * time.Second
+	o.ServerRun.MaxRequestBodyBytes = maxRequestBodyBytes
 	// Unauthenticated requests get 401 except on health endpoints (anonymousOnlyForHealth),
 	// which kubelet probes reach without credentials, sub-paths such as /readyz/etcd included.
 	o.Recommended.Authorization.AlwaysAllowPaths = apiserver.HealthPaths()
 	// What a spec makes the controller do is authorized as its writer (pkg/admission/requester).
 	requester.Register(o.Recommended.Admission.Plugins)
-	o.Recommended.Admission.RecommendedPluginOrder = append(o.Recommended.Admission.RecommendedPluginOrder, requester.PluginName)
+	// The cluster's ResourceQuotas count NginxOperators, last as in kube-apiserver: only a
+	// request every other plugin accepted is charged.
+	quota.Register(o.Recommended.Admission.Plugins)
+	o.Recommended.Admission.RecommendedPluginOrder = append(o.Recommended.Admission.RecommendedPluginOrder, requester.PluginName, quota.PluginName)
+	o.Recommended.ExtraAdmissionInitializers = func(c *genericapiserver.RecommendedConfig) ([]admission.PluginInitializer, error) {
+		quotaConfiguration, err := quota.NewInitializer(c.LoopbackClientConfig)
+		if err != nil {
+			return nil, err
+		}
+		return []admission.PluginInitializer{quotaConfiguration}, nil
+	}
 	return o
 }
 
