@@ -122,6 +122,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.ServerRun.AddUniversalFlags(fs)
 	o.Recommended.AddFlags(fs)
 	fs.Lookup("etcd-servers").Usage += " Required unless --data-dir asks for an embedded etcd."
+	fs.Lookup("encryption-provider-config").Usage += ". Here it encrypts nginxoperators.operator.example.com, as kube-apiserver does a CRD's objects (docs/security.md, Encryption at rest)."
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, ""+
 		"Directory for local state, created if missing; no default. Without --etcd-servers, setting it runs an "+
 		"embedded single-member etcd with its data in DIR/etcd: for local development and tests only, never for "+
