@@ -82,7 +82,7 @@ func operandOptions(t *testing.T) {
 	}{
 		{"the default passes the restricted Pod Security standard", restrictedDefault},
 		{"a new configuration rolls the pods without a failed request", configRolls},
-		{"TLS is served and a rotated certificate replaces it", tlsRotates},
+		{"TLS is served only for a writer who may read its Secret, and a rotated certificate replaces it", tlsRotates},
 		{"pods that cannot run are explained in status, and recover", failuresReachStatus},
 	} {
 		wg.Add(1)
@@ -274,7 +274,7 @@ data: {tls.crt: %s, tls.key: %s}
 `, b64(cert), b64(key))
 	}
 	mustKubectl(t, secret(1), "apply", "-f", "-")
-	mustKubectl(t, `apiVersion: operator.example.com/v1alpha2
+	writerReadsOnlyWhatItMay(t, "site-tls", `apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator
 metadata: {name: site-tls, namespace: default}
 spec:
@@ -283,8 +283,7 @@ spec:
     inline: |
 `+indent(nginxConf(`listen 8443 ssl;
     ssl_certificate /etc/nginx/tls/site-tls/tls.crt;
-    ssl_certificate_key /etc/nginx/tls/site-tls/tls.key;`), "      ")+`
-`, "apply", "-f", "-")
+    ssl_certificate_key /etc/nginx/tls/site-tls/tls.key;`), "      ")+"\n")
 	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=180s", "ngx/site-tls")
 	if got := get(t, "get", "service", "site-tls", "-o", "jsonpath={.spec.ports[*].name}:{.spec.ports[*].port}"); got != "http https:80 443" {
 		t.Errorf("Service ports: %q, want http 80 and https 443", got)
