@@ -40,6 +40,8 @@ ETCD_PEER_SECRET=nginx-operator-etcd-peer-tls
 ETCD_CLIENT_SECRET=nginx-operator-etcd-client-tls
 APISERVICES=(v1alpha2.operator.example.com v1alpha1.operator.example.com)
 KUBECTL=${KUBECTL:-kubectl}
+# The field manager of the Secrets' server-side applies.
+FIELD_MANAGER=nginx-operator-deploy-certs
 CA_DAYS=${CA_DAYS:-3650}
 CERT_DAYS=${CERT_DAYS:-365}
 
@@ -125,12 +127,19 @@ issue() {
 
 # tls_secret NAME CERT CA: applies the kubernetes.io/tls Secret NAME with CERT.crt, CERT.key
 # and CA.crt as ca.crt, as cert-manager writes it. Apply rather than create, so a re-run
-# replaces the certificate in place.
+# replaces the certificate in place. Server-side apply: a client-side apply would copy the
+# whole Secret, private key included, into its kubectl.kubernetes.io/last-applied-configuration
+# annotation, where what takes care not to show a Secret's data shows it anyway: kubectl
+# describe prints annotations, metadata-only caches (the garbage collector's, any metadata
+# watch) and logs of object metadata keep them. --force-conflicts takes over the fields an
+# earlier client-side apply owned; the annotation such an apply left, with the previous
+# key, is removed.
 tls_secret() {
   "$KUBECTL" -n "$NAMESPACE" create secret generic "$1" --type=kubernetes.io/tls \
     --from-file=tls.crt="$dir/$2.crt" --from-file=tls.key="$dir/$2.key" --from-file=ca.crt="$dir/$3.crt" \
     --dry-run=client -o yaml |
-    "$KUBECTL" apply -f -
+    "$KUBECTL" apply --server-side --field-manager="$FIELD_MANAGER" --force-conflicts -f -
+  "$KUBECTL" -n "$NAMESPACE" annotate secret "$1" kubectl.kubernetes.io/last-applied-configuration- >/dev/null
 }
 
 if [[ $etcd_only == 0 ]]; then

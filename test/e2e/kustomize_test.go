@@ -57,6 +57,7 @@ var kustomizations = []string{
 	"artifacts/overlays/single-member-etcd",
 	"artifacts/overlays/etcd-backup",
 	"artifacts/overlays/encryption-at-rest",
+	"artifacts/overlays/namespaced",
 }
 
 // TestKustomizationsPassServerDryRun renders the base and every overlay with kubectl's
