@@ -19,9 +19,9 @@ package apiserver
 import (
 	"testing"
 
-	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/apis/operator/validation"
 	"github.com/example/nginx-operator/pkg/generated/openapi"
@@ -29,27 +29,45 @@ import (
 
 // The published schema (kubectl explain, client-side validation, the bench CRD) must
 // announce the same list limits that validation enforces.
-func TestOpenAPIAnnouncesThePortLimit(t *testing.T) {
+func TestOpenAPIAnnouncesTheLimits(t *testing.T) {
 	defs := openapi.GetOpenAPIDefinitions(func(path string) spec.Ref { return spec.MustCreateRef(path) })
-	for _, c := range []struct{ definition, property string }{
-		{v1alpha2.NginxOperatorSpec{}.OpenAPIModelName(), "ports"},
-		{v1alpha2.ServiceSpec{}.OpenAPIModelName(), "ports"},
+	maxItems := func(s spec.Schema) *int64 { return s.MaxItems }
+	maxProperties := func(s spec.Schema) *int64 { return s.MaxProperties }
+	maxLength := func(s spec.Schema) *int64 { return s.MaxLength }
+	specDef, podDef, serviceDef := v1alpha2.NginxOperatorSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName()
+	for _, c := range []struct {
+		definition, property string
+		limit                func(spec.Schema) *int64
+		want                 int
+	}{
+		{specDef, "ports", maxItems, validation.MaxPorts},
+		{specDef, "env", maxItems, validation.MaxEnv},
+		{specDef, "files", maxItems, validation.MaxMounts},
+		{specDef, "tls", maxItems, validation.MaxMounts},
+		{v1alpha2.ConfigSource{}.OpenAPIModelName(), "inline", maxLength, validation.MaxInlineConfigBytes},
+		{serviceDef, "ports", maxItems, validation.MaxPorts},
+		{serviceDef, "labels", maxProperties, validation.MaxLabels},
+		{serviceDef, "annotations", maxProperties, validation.MaxAnnotations},
+		{serviceDef, "loadBalancerSourceRanges", maxItems, validation.MaxLoadBalancerSourceRanges},
+		{podDef, "labels", maxProperties, validation.MaxLabels},
+		{podDef, "annotations", maxProperties, validation.MaxAnnotations},
+		{podDef, "nodeSelector", maxProperties, validation.MaxNodeSelector},
+		{podDef, "tolerations", maxItems, validation.MaxTolerations},
+		{podDef, "topologySpreadConstraints", maxItems, validation.MaxTopologySpreadConstraints},
+		{podDef, "imagePullSecrets", maxItems, validation.MaxImagePullSecrets},
+		{v1alpha2.NginxOperatorStatus{}.OpenAPIModelName(), "conditions", maxItems, validation.MaxConditions},
+		{v1alpha1.NginxOperatorStatus{}.OpenAPIModelName(), "conditions", maxItems, validation.MaxConditions},
 	} {
 		def, ok := defs[c.definition]
 		if !ok {
 			t.Fatalf("no OpenAPI definition %s", c.definition)
 		}
-		got := maxItems(def, c.property)
-		if got == nil || *got != validation.MaxPorts {
-			t.Errorf("%s.%s: OpenAPI maxItems %v, validation allows %d", c.definition, c.property, got, validation.MaxPorts)
+		p, ok := def.Schema.Properties[c.property]
+		if !ok {
+			t.Fatalf("%s has no property %s", c.definition, c.property)
+		}
+		if got := c.limit(p); got == nil || *got != int64(c.want) {
+			t.Errorf("%s.%s: OpenAPI announces %v, validation allows %d", c.definition, c.property, got, c.want)
 		}
 	}
-}
-
-func maxItems(def common.OpenAPIDefinition, property string) *int64 {
-	p, ok := def.Schema.Properties[property]
-	if !ok {
-		return nil
-	}
-	return p.MaxItems
 }

@@ -529,7 +529,8 @@ func schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref common.ReferenceC
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions are Available, Progressing and OperatorDegraded.",
+							Description: "conditions are Available, Progressing and OperatorDegraded. At most 8.",
+							MaxItems:    ptr.To[int64](8),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -617,7 +618,8 @@ func schema_pkg_apis_operator_v1alpha2_ConfigSource(ref common.ReferenceCallback
 				Properties: map[string]spec.Schema{
 					"inline": {
 						SchemaProps: spec.SchemaProps{
-							Description: "inline is the content of nginx.conf. At most 256 KiB.",
+							Description: "inline is the content of nginx.conf. At most 128 KiB; a larger file belongs in a ConfigMap (configMapKeyRef).",
+							MaxLength:   ptr.To[int64](131072),
 							Type:        []string{"string"},
 							Format:      "",
 						},
@@ -785,7 +787,7 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 					},
 					"resources": {
 						SchemaProps: spec.SchemaProps{
-							Description: "resources of the nginx container.",
+							Description: "resources of the nginx container; at most 16 names in limits and in requests.",
 							Default:     map[string]interface{}{},
 							Ref:         ref(corev1.ResourceRequirements{}.OpenAPIModelName()),
 						},
@@ -800,7 +802,8 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "env of the nginx container.",
+							Description: "env of the nginx container. At most 128.",
+							MaxItems:    ptr.To[int64](128),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -882,7 +885,7 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 					},
 					"securityContext": {
 						SchemaProps: spec.SchemaProps{
-							Description: "securityContext of the nginx container. An NginxOperator created without an image gets one the restricted Pod Security standard admits.",
+							Description: "securityContext of the nginx container. An NginxOperator created without an image gets one the restricted Pod Security standard admits. At most 64 capabilities to add and to drop.",
 							Ref:         ref(corev1.SecurityContext{}.OpenAPIModelName()),
 						},
 					},
@@ -965,7 +968,8 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref common.ReferenceC
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and Stalled.",
+							Description: "conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and Stalled. At most 8.",
+							MaxItems:    ptr.To[int64](8),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -993,13 +997,13 @@ func schema_pkg_apis_operator_v1alpha2_PodDisruptionBudgetSpec(ref common.Refere
 				Properties: map[string]spec.Schema{
 					"minAvailable": {
 						SchemaProps: spec.SchemaProps{
-							Description: "minAvailable pods, a number or a percentage.",
+							Description: "minAvailable pods, a number or a percentage; not 100%, which would block node drains (a number at or above the replica count is accepted with a warning).",
 							Ref:         ref(intstr.IntOrString{}.OpenAPIModelName()),
 						},
 					},
 					"maxUnavailable": {
 						SchemaProps: spec.SchemaProps{
-							Description: "maxUnavailable pods, a number or a percentage.",
+							Description: "maxUnavailable pods, a number or a percentage; not 0 or 0%, which would block node drains.",
 							Ref:         ref(intstr.IntOrString{}.OpenAPIModelName()),
 						},
 					},
@@ -1020,8 +1024,9 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 				Properties: map[string]spec.Schema{
 					"labels": {
 						SchemaProps: spec.SchemaProps{
-							Description: "labels are added to the pods; they may not change the labels the controller selects its pods by (app.kubernetes.io/name, instance and managed-by).",
-							Type:        []string{"object"},
+							Description:   "labels are added to the pods; they may not change the labels the controller selects its pods by (app.kubernetes.io/name, instance and managed-by). At most 64.",
+							MaxProperties: ptr.To[int64](64),
+							Type:          []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
 								Schema: &spec.Schema{
@@ -1035,8 +1040,9 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 					},
 					"annotations": {
 						SchemaProps: spec.SchemaProps{
-							Description: "annotations are added to the pods.",
-							Type:        []string{"object"},
+							Description:   "annotations are added to the pods. At most 64.",
+							MaxProperties: ptr.To[int64](64),
+							Type:          []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
 								Schema: &spec.Schema{
@@ -1050,8 +1056,9 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 					},
 					"nodeSelector": {
 						SchemaProps: spec.SchemaProps{
-							Description: "nodeSelector of the pods.",
-							Type:        []string{"object"},
+							Description:   "nodeSelector of the pods. At most 16.",
+							MaxProperties: ptr.To[int64](16),
+							Type:          []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
 								Schema: &spec.Schema{
@@ -1070,7 +1077,8 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "tolerations of the pods.",
+							Description: "tolerations of the pods. At most 64.",
+							MaxItems:    ptr.To[int64](64),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -1083,7 +1091,7 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 					},
 					"affinity": {
 						SchemaProps: spec.SchemaProps{
-							Description: "affinity of the pods.",
+							Description: "affinity of the pods. Each list of terms holds at most 16, each selector at most 16 requirements of at most 64 values. A required pod anti-affinity term may only select pods of the NginxOperator's own namespace (no namespaceSelector, no other namespace in namespaces).",
 							Ref:         ref(corev1.Affinity{}.OpenAPIModelName()),
 						},
 					},
@@ -1094,7 +1102,8 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "topologySpreadConstraints of the pods. A constraint without a labelSelector selects the NginxOperator's own pods.",
+							Description: "topologySpreadConstraints of the pods. A constraint without a labelSelector selects the NginxOperator's own pods. At most 16.",
+							MaxItems:    ptr.To[int64](16),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -1119,7 +1128,8 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "imagePullSecrets of the pods.",
+							Description: "imagePullSecrets of the pods. At most 16.",
+							MaxItems:    ptr.To[int64](16),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{
@@ -1139,7 +1149,7 @@ func schema_pkg_apis_operator_v1alpha2_PodOptions(ref common.ReferenceCallback) 
 					},
 					"securityContext": {
 						SchemaProps: spec.SchemaProps{
-							Description: "securityContext of the pods. An NginxOperator created without an image gets one the restricted Pod Security standard admits.",
+							Description: "securityContext of the pods. An NginxOperator created without an image gets one the restricted Pod Security standard admits. At most 32 sysctls and 64 supplementalGroups.",
 							Ref:         ref(corev1.PodSecurityContext{}.OpenAPIModelName()),
 						},
 					},
@@ -1256,8 +1266,9 @@ func schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref common.ReferenceCallback)
 					},
 					"labels": {
 						SchemaProps: spec.SchemaProps{
-							Description: "labels are added to the Service's own.",
-							Type:        []string{"object"},
+							Description:   "labels are added to the Service's own. At most 64.",
+							MaxProperties: ptr.To[int64](64),
+							Type:          []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
 								Schema: &spec.Schema{
@@ -1271,8 +1282,9 @@ func schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref common.ReferenceCallback)
 					},
 					"annotations": {
 						SchemaProps: spec.SchemaProps{
-							Description: "annotations of the Service, e.g. for a cloud load balancer.",
-							Type:        []string{"object"},
+							Description:   "annotations of the Service, e.g. for a cloud load balancer. At most 64.",
+							MaxProperties: ptr.To[int64](64),
+							Type:          []string{"object"},
 							AdditionalProperties: &spec.SchemaOrBool{
 								Allows: true,
 								Schema: &spec.Schema{
@@ -1299,7 +1311,8 @@ func schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref common.ReferenceCallback)
 							},
 						},
 						SchemaProps: spec.SchemaProps{
-							Description: "loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.",
+							Description: "loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs. At most 128.",
+							MaxItems:    ptr.To[int64](128),
 							Type:        []string{"array"},
 							Items: &spec.SchemaOrArray{
 								Schema: &spec.Schema{

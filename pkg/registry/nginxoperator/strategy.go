@@ -20,6 +20,7 @@ package nginxoperator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -76,11 +77,14 @@ func (nginxOperatorStrategy) PrepareForUpdate(ctx context.Context, obj, old runt
 }
 
 func (nginxOperatorStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
-	return validation.ValidateNginxOperator(obj.(*operator.NginxOperator))
+	o := obj.(*operator.NginxOperator)
+	return append(validation.ValidateNginxOperator(o), validateSize(o, nil)...)
 }
 
+// WarningsOnCreate warns of a PodDisruptionBudget that allows no disruption at the
+// replica count asked for (validation.WarningsForNginxOperator).
 func (nginxOperatorStrategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
-	return nil
+	return validation.WarningsForNginxOperator(obj.(*operator.NginxOperator))
 }
 
 func (nginxOperatorStrategy) AllowCreateOnUpdate(ctx context.Context) bool { return false }
@@ -92,11 +96,65 @@ func (nginxOperatorStrategy) AllowUnconditionalUpdate(ctx context.Context) bool 
 func (nginxOperatorStrategy) Canonicalize(obj runtime.Object) {}
 
 func (nginxOperatorStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	return validation.ValidateNginxOperatorUpdate(obj.(*operator.NginxOperator), old.(*operator.NginxOperator))
+	o, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
+	return append(validation.ValidateNginxOperatorUpdate(o, oldObj), validateSize(o, oldObj)...)
 }
 
+// WarningsOnUpdate warns as WarningsOnCreate does, /scale included: scaling down to
+// the PodDisruptionBudget's minAvailable is worth a word to whoever did it.
 func (nginxOperatorStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	return nil
+	return validation.WarningsForNginxOperator(obj.(*operator.NginxOperator))
+}
+
+// MaxObjectBytes caps the metadata and spec of an NginxOperator, measured as JSON. It
+// is what bounds the strings no list bound does (env values, annotations,
+// spec.config.inline up to its own 128 KiB), and keeps every object far below etcd's
+// 1.5 MiB request limit: the status the controller writes adds about 2 KiB (at most
+// 8 conditions of at most 33 KiB each in theory), and the 512 MiB etcd quota holds
+// about 2000 objects at the cap against 170,000 typical ones (docs/api.md, "Limits").
+const MaxObjectBytes = 256 * 1024
+
+// validateSize refuses a main-resource write whose metadata and spec encode to more
+// than MaxObjectBytes of JSON, naming the larger of the two. The status is the
+// controller's and not counted, so a status write never makes the next spec write
+// fail. An update of an object stored over the cap before it existed may keep its
+// size, not grow it.
+func validateSize(obj, old *operator.NginxOperator) field.ErrorList {
+	metaBytes, specBytes, err := encodedSize(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(field.NewPath("spec"), err)}
+	}
+	size := metaBytes + specBytes
+	if size <= MaxObjectBytes {
+		return nil
+	}
+	if old != nil {
+		if oldMeta, oldSpec, err := encodedSize(old); err == nil && size <= oldMeta+oldSpec {
+			return nil
+		}
+	}
+	path := field.NewPath("spec")
+	if metaBytes > specBytes {
+		path = field.NewPath("metadata")
+	}
+	tooLong := field.TooLong(path, "", MaxObjectBytes)
+	tooLong.Detail = fmt.Sprintf("the object's metadata and spec are %d bytes as JSON (metadata %d, spec %d), over the limit of %d bytes "+
+		"for one NginxOperator: keep a large nginx.conf in a ConfigMap (spec.config.configMapKeyRef), large values of env in ConfigMaps or Secrets (valueFrom)",
+		size, metaBytes, specBytes, MaxObjectBytes)
+	return field.ErrorList{tooLong}
+}
+
+// encodedSize is the length of the JSON of the object's metadata and of its spec.
+func encodedSize(obj *operator.NginxOperator) (metaBytes, specBytes int, err error) {
+	meta, err := json.Marshal(&obj.ObjectMeta)
+	if err != nil {
+		return 0, 0, err
+	}
+	spec, err := json.Marshal(&obj.Spec)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(meta), len(spec), nil
 }
 
 // statusStrategy governs the status subresource: only status changes there.

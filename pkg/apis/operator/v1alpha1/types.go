@@ -73,9 +73,10 @@ type NginxOperatorSpec struct {
 
 // NginxOperatorStatus is what the controller last observed.
 type NginxOperatorStatus struct {
-	// conditions are Available, Progressing and OperatorDegraded.
+	// conditions are Available, Progressing and OperatorDegraded. At most 8.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +k8s:validation:maxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,1,rep,name=conditions"`
 }

@@ -71,13 +71,14 @@ type NginxOperatorSpec struct {
 	// forceRedeploy rolls all pods whenever its value changes.
 	// +optional
 	ForceRedeploy string `json:"forceRedeploy,omitempty" protobuf:"bytes,4,opt,name=forceRedeploy"`
-	// resources of the nginx container.
+	// resources of the nginx container; at most 16 names in limits and in requests.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty" protobuf:"bytes,5,opt,name=resources"`
-	// env of the nginx container.
+	// env of the nginx container. At most 128.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +k8s:validation:maxItems=128
 	Env []corev1.EnvVar `json:"env,omitempty" protobuf:"bytes,6,rep,name=env"`
 	// service describes the Service in front of the pods. Defaults to a ClusterIP
 	// Service with one port per container port.
@@ -113,7 +114,8 @@ type NginxOperatorSpec struct {
 	// +optional
 	HealthcheckPath string `json:"healthcheckPath,omitempty" protobuf:"bytes,12,opt,name=healthcheckPath"`
 	// securityContext of the nginx container. An NginxOperator created without an image
-	// gets one the restricted Pod Security standard admits.
+	// gets one the restricted Pod Security standard admits. At most 64 capabilities to
+	// add and to drop.
 	// +optional
 	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty" protobuf:"bytes,13,opt,name=securityContext"`
 	// pod holds the pod template's settings: labels and annotations, placement, identity
@@ -128,8 +130,10 @@ type NginxOperatorSpec struct {
 
 // ConfigSource is nginx.conf, inline or from a ConfigMap; exactly one of the two is set.
 type ConfigSource struct {
-	// inline is the content of nginx.conf. At most 256 KiB.
+	// inline is the content of nginx.conf. At most 128 KiB; a larger file belongs in a
+	// ConfigMap (configMapKeyRef).
 	// +optional
+	// +k8s:validation:maxLength=131072
 	Inline string `json:"inline,omitempty" protobuf:"bytes,1,opt,name=inline"`
 	// configMapKeyRef names a key of a ConfigMap in the NginxOperator's namespace whose
 	// value is nginx.conf.
@@ -163,49 +167,61 @@ type TLSSecret struct {
 // PodOptions are the pod template's settings beyond the nginx container.
 type PodOptions struct {
 	// labels are added to the pods; they may not change the labels the controller
-	// selects its pods by (app.kubernetes.io/name, instance and managed-by).
+	// selects its pods by (app.kubernetes.io/name, instance and managed-by). At most 64.
 	// +optional
+	// +k8s:validation:maxProperties=64
 	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,1,rep,name=labels"`
-	// annotations are added to the pods.
+	// annotations are added to the pods. At most 64.
 	// +optional
+	// +k8s:validation:maxProperties=64
 	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,2,rep,name=annotations"`
-	// nodeSelector of the pods.
+	// nodeSelector of the pods. At most 16.
 	// +optional
+	// +k8s:validation:maxProperties=16
 	NodeSelector map[string]string `json:"nodeSelector,omitempty" protobuf:"bytes,3,rep,name=nodeSelector"`
-	// tolerations of the pods.
+	// tolerations of the pods. At most 64.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:maxItems=64
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty" protobuf:"bytes,4,rep,name=tolerations"`
-	// affinity of the pods.
+	// affinity of the pods. Each list of terms holds at most 16, each selector at most
+	// 16 requirements of at most 64 values. A required pod anti-affinity term may only
+	// select pods of the NginxOperator's own namespace (no namespaceSelector, no other
+	// namespace in namespaces).
 	// +optional
 	Affinity *corev1.Affinity `json:"affinity,omitempty" protobuf:"bytes,5,opt,name=affinity"`
 	// topologySpreadConstraints of the pods. A constraint without a labelSelector
-	// selects the NginxOperator's own pods.
+	// selects the NginxOperator's own pods. At most 16.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:maxItems=16
 	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" protobuf:"bytes,6,rep,name=topologySpreadConstraints"`
 	// priorityClassName of the pods.
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty" protobuf:"bytes,7,opt,name=priorityClassName"`
-	// imagePullSecrets of the pods.
+	// imagePullSecrets of the pods. At most 16.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:maxItems=16
 	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,8,rep,name=imagePullSecrets"`
 	// serviceAccountName the pods run as; the namespace's default when unset.
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty" protobuf:"bytes,9,opt,name=serviceAccountName"`
 	// securityContext of the pods. An NginxOperator created without an image gets one
-	// the restricted Pod Security standard admits.
+	// the restricted Pod Security standard admits. At most 32 sysctls and 64
+	// supplementalGroups.
 	// +optional
 	SecurityContext *corev1.PodSecurityContext `json:"securityContext,omitempty" protobuf:"bytes,10,opt,name=securityContext"`
 }
 
 // PodDisruptionBudgetSpec sets exactly one of minAvailable and maxUnavailable.
 type PodDisruptionBudgetSpec struct {
-	// minAvailable pods, a number or a percentage.
+	// minAvailable pods, a number or a percentage; not 100%, which would block node
+	// drains (a number at or above the replica count is accepted with a warning).
 	// +optional
 	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty" protobuf:"bytes,1,opt,name=minAvailable"`
-	// maxUnavailable pods, a number or a percentage.
+	// maxUnavailable pods, a number or a percentage; not 0 or 0%, which would block
+	// node drains.
 	// +optional
 	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty" protobuf:"bytes,2,opt,name=maxUnavailable"`
 }
@@ -222,18 +238,21 @@ type ServiceSpec struct {
 	// +listMapKey=name
 	// +k8s:validation:maxItems=100
 	Ports []ServicePort `json:"ports,omitempty" protobuf:"bytes,2,rep,name=ports"`
-	// labels are added to the Service's own.
+	// labels are added to the Service's own. At most 64.
 	// +optional
+	// +k8s:validation:maxProperties=64
 	Labels map[string]string `json:"labels,omitempty" protobuf:"bytes,3,rep,name=labels"`
-	// annotations of the Service, e.g. for a cloud load balancer.
+	// annotations of the Service, e.g. for a cloud load balancer. At most 64.
 	// +optional
+	// +k8s:validation:maxProperties=64
 	Annotations map[string]string `json:"annotations,omitempty" protobuf:"bytes,4,rep,name=annotations"`
 	// externalTrafficPolicy (Cluster or Local) of a NodePort or LoadBalancer Service.
 	// +optional
 	ExternalTrafficPolicy corev1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty" protobuf:"bytes,5,opt,name=externalTrafficPolicy,casttype=k8s.io/api/core/v1.ServiceExternalTrafficPolicy"`
-	// loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.
+	// loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs. At most 128.
 	// +optional
 	// +listType=atomic
+	// +k8s:validation:maxItems=128
 	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty" protobuf:"bytes,6,rep,name=loadBalancerSourceRanges"`
 }
 
@@ -289,9 +308,10 @@ type NginxOperatorStatus struct {
 	// +optional
 	RealQPS *int64 `json:"realQPS,omitempty" protobuf:"varint,6,opt,name=realQPS"`
 	// conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and
-	// Stalled.
+	// Stalled. At most 8.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +k8s:validation:maxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,7,rep,name=conditions"`
 }

@@ -33,9 +33,11 @@ import (
 
 // Limits of what the controller mounts into the nginx pods.
 const (
-	// MaxInlineConfigBytes bounds spec.config.inline: the controller stores it in a
-	// ConfigMap (1 MiB at most), and every read of the object carries it.
-	MaxInlineConfigBytes = 256 * 1024
+	// MaxInlineConfigBytes bounds spec.config.inline: every read of the object carries
+	// it, and it must leave room under the object's own limit (256 KiB, enforced by the
+	// registry). A larger nginx.conf belongs in a ConfigMap (configMapKeyRef, 1 MiB).
+	// Checked by ValidateSpecBounds.
+	MaxInlineConfigBytes = 128 * 1024
 	// MaxMounts bounds spec.files and spec.tls each.
 	MaxMounts = 20
 	// maxHealthcheckPathLength keeps the probe's URL reasonable.
@@ -50,9 +52,6 @@ func validateConfig(cfg *operator.ConfigSource, fldPath *field.Path) field.Error
 		allErrs = append(allErrs, field.Required(fldPath, "set inline or configMapKeyRef"))
 	case cfg.Inline != "" && cfg.ConfigMapKeyRef != nil:
 		allErrs = append(allErrs, field.Forbidden(fldPath.Child("configMapKeyRef"), "may not be set together with inline"))
-	}
-	if len(cfg.Inline) > MaxInlineConfigBytes {
-		allErrs = append(allErrs, field.TooLong(fldPath.Child("inline"), "", MaxInlineConfigBytes))
 	}
 	if ref := cfg.ConfigMapKeyRef; ref != nil {
 		allErrs = append(allErrs, validateKeyRef(ref.Name, ref.Key, fldPath.Child("configMapKeyRef"))...)

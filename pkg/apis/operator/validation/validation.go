@@ -33,20 +33,35 @@ var ValidateNginxOperatorName = apimachineryvalidation.NameIsDNS1035Label
 // ValidateNginxOperator validates a new object.
 func ValidateNginxOperator(obj *operator.NginxOperator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMeta(&obj.ObjectMeta, true, ValidateNginxOperatorName, field.NewPath("metadata"))
-	return append(allErrs, validateContent(obj)...)
+	return append(allErrs, validateContent(obj, nil)...)
 }
 
 // ValidateNginxOperatorUpdate validates an update of the main resource.
 // ValidateObjectMetaUpdate covers the metadata checks of create as well.
 func ValidateNginxOperatorUpdate(obj, old *operator.NginxOperator) field.ErrorList {
 	allErrs := apimachineryvalidation.ValidateObjectMetaUpdate(&obj.ObjectMeta, &old.ObjectMeta, field.NewPath("metadata"))
-	return append(allErrs, validateContent(obj)...)
+	return append(allErrs, validateContent(obj, old)...)
 }
 
-// validateContent checks what create and update share beyond generic metadata.
-func validateContent(obj *operator.NginxOperator) field.ErrorList {
+// validateContent checks what create and update share beyond generic metadata; old is
+// nil on create. The bounds (ValidateSpecBounds) and the rules that protect other
+// tenants (validateNeighbours) came after objects were stored: on update they ratchet,
+// refusing only what the update makes worse. While a list is over its bound only the
+// bounds are reported, not one error per item of an absurd list.
+func validateContent(obj, old *operator.NginxOperator) field.ErrorList {
 	allErrs := validateNoPreservedFields(obj)
-	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, field.NewPath("spec"))...)
+	specPath := field.NewPath("spec")
+	boundErrs := ValidateSpecBounds(&obj.Spec, specPath)
+	neighbourErrs := validateNeighbours(&obj.Spec, obj.Namespace, specPath)
+	if old != nil {
+		boundErrs = ratchet(boundErrs, ValidateSpecBounds(&old.Spec, specPath))
+		neighbourErrs = ratchet(neighbourErrs, validateNeighbours(&old.Spec, old.Namespace, specPath))
+	}
+	if len(boundErrs) > 0 {
+		return append(allErrs, boundErrs...)
+	}
+	allErrs = append(allErrs, neighbourErrs...)
+	return append(allErrs, ValidateNginxOperatorSpec(&obj.Spec, specPath)...)
 }
 
 // validateNoPreservedFields refuses v1alpha1's preserved-fields annotation on an
@@ -85,6 +100,9 @@ func ValidateNginxOperatorStatus(status *operator.NginxOperatorStatus, fldPath *
 	}
 	if status.RealQPS != nil {
 		allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(*status.RealQPS, fldPath.Child("realQPS"))...)
+	}
+	if len(status.Conditions) > MaxConditions {
+		return append(allErrs, field.TooMany(fldPath.Child("conditions"), len(status.Conditions), MaxConditions))
 	}
 	return append(allErrs, metav1validation.ValidateConditions(status.Conditions, fldPath.Child("conditions"))...)
 }

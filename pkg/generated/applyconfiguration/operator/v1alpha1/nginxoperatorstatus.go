@@ -27,7 +27,7 @@ import (
 //
 // NginxOperatorStatus is what the controller last observed.
 type NginxOperatorStatusApplyConfiguration struct {
-	// conditions are Available, Progressing and OperatorDegraded.
+	// conditions are Available, Progressing and OperatorDegraded. At most 8.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 

@@ -23,7 +23,8 @@ package v1alpha2
 //
 // ConfigSource is nginx.conf, inline or from a ConfigMap; exactly one of the two is set.
 type ConfigSourceApplyConfiguration struct {
-	// inline is the content of nginx.conf. At most 256 KiB.
+	// inline is the content of nginx.conf. At most 128 KiB; a larger file belongs in a
+	// ConfigMap (configMapKeyRef).
 	Inline *string `json:"inline,omitempty"`
 	// configMapKeyRef names a key of a ConfigMap in the NginxOperator's namespace whose
 	// value is nginx.conf.

@@ -37,9 +37,9 @@ type NginxOperatorSpecApplyConfiguration struct {
 	Ports []v1.ContainerPort `json:"ports,omitempty"`
 	// forceRedeploy rolls all pods whenever its value changes.
 	ForceRedeploy *string `json:"forceRedeploy,omitempty"`
-	// resources of the nginx container.
+	// resources of the nginx container; at most 16 names in limits and in requests.
 	Resources *v1.ResourceRequirements `json:"resources,omitempty"`
-	// env of the nginx container.
+	// env of the nginx container. At most 128.
 	Env []v1.EnvVar `json:"env,omitempty"`
 	// service describes the Service in front of the pods. Defaults to a ClusterIP
 	// Service with one port per container port.
@@ -63,7 +63,8 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// this path on the first TCP port (the default is a TCP connect). Must start with /.
 	HealthcheckPath *string `json:"healthcheckPath,omitempty"`
 	// securityContext of the nginx container. An NginxOperator created without an image
-	// gets one the restricted Pod Security standard admits.
+	// gets one the restricted Pod Security standard admits. At most 64 capabilities to
+	// add and to drop.
 	SecurityContext *v1.SecurityContext `json:"securityContext,omitempty"`
 	// pod holds the pod template's settings: labels and annotations, placement, identity
 	// and the pod security context.

@@ -40,7 +40,7 @@ type NginxOperatorStatusApplyConfiguration struct {
 	// realQPS is singlePodQPS times the ready pods, as observed.
 	RealQPS *int64 `json:"realQPS,omitempty"`
 	// conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and
-	// Stalled.
+	// Stalled. At most 8.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
 }
 

@@ -27,9 +27,11 @@ import (
 //
 // PodDisruptionBudgetSpec sets exactly one of minAvailable and maxUnavailable.
 type PodDisruptionBudgetSpecApplyConfiguration struct {
-	// minAvailable pods, a number or a percentage.
+	// minAvailable pods, a number or a percentage; not 100%, which would block node
+	// drains (a number at or above the replica count is accepted with a warning).
 	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
-	// maxUnavailable pods, a number or a percentage.
+	// maxUnavailable pods, a number or a percentage; not 0 or 0%, which would block
+	// node drains.
 	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 }
 

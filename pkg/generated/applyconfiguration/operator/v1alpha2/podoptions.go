@@ -28,27 +28,31 @@ import (
 // PodOptions are the pod template's settings beyond the nginx container.
 type PodOptionsApplyConfiguration struct {
 	// labels are added to the pods; they may not change the labels the controller
-	// selects its pods by (app.kubernetes.io/name, instance and managed-by).
+	// selects its pods by (app.kubernetes.io/name, instance and managed-by). At most 64.
 	Labels map[string]string `json:"labels,omitempty"`
-	// annotations are added to the pods.
+	// annotations are added to the pods. At most 64.
 	Annotations map[string]string `json:"annotations,omitempty"`
-	// nodeSelector of the pods.
+	// nodeSelector of the pods. At most 16.
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
-	// tolerations of the pods.
+	// tolerations of the pods. At most 64.
 	Tolerations []v1.Toleration `json:"tolerations,omitempty"`
-	// affinity of the pods.
+	// affinity of the pods. Each list of terms holds at most 16, each selector at most
+	// 16 requirements of at most 64 values. A required pod anti-affinity term may only
+	// select pods of the NginxOperator's own namespace (no namespaceSelector, no other
+	// namespace in namespaces).
 	Affinity *v1.Affinity `json:"affinity,omitempty"`
 	// topologySpreadConstraints of the pods. A constraint without a labelSelector
-	// selects the NginxOperator's own pods.
+	// selects the NginxOperator's own pods. At most 16.
 	TopologySpreadConstraints []v1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
 	// priorityClassName of the pods.
 	PriorityClassName *string `json:"priorityClassName,omitempty"`
-	// imagePullSecrets of the pods.
+	// imagePullSecrets of the pods. At most 16.
 	ImagePullSecrets []v1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
 	// serviceAccountName the pods run as; the namespace's default when unset.
 	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
 	// securityContext of the pods. An NginxOperator created without an image gets one
-	// the restricted Pod Security standard admits.
+	// the restricted Pod Security standard admits. At most 32 sysctls and 64
+	// supplementalGroups.
 	SecurityContext *v1.PodSecurityContext `json:"securityContext,omitempty"`
 }
 

@@ -33,13 +33,13 @@ type ServiceSpecApplyConfiguration struct {
 	// ports maps container ports to Service ports. Defaults to one port per container port.
 	// At most 100.
 	Ports []ServicePortApplyConfiguration `json:"ports,omitempty"`
-	// labels are added to the Service's own.
+	// labels are added to the Service's own. At most 64.
 	Labels map[string]string `json:"labels,omitempty"`
-	// annotations of the Service, e.g. for a cloud load balancer.
+	// annotations of the Service, e.g. for a cloud load balancer. At most 64.
 	Annotations map[string]string `json:"annotations,omitempty"`
 	// externalTrafficPolicy (Cluster or Local) of a NodePort or LoadBalancer Service.
 	ExternalTrafficPolicy *v1.ServiceExternalTrafficPolicy `json:"externalTrafficPolicy,omitempty"`
-	// loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs.
+	// loadBalancerSourceRanges restrict a LoadBalancer Service to these CIDRs. At most 128.
 	LoadBalancerSourceRanges []string `json:"loadBalancerSourceRanges,omitempty"`
 }
 
