@@ -84,3 +84,57 @@ func TestOneReviewPerVerbNotPerName(t *testing.T) {
 		t.Errorf("GET theirs as one-name, granted only mine: %d, want 403", code)
 	}
 }
+
+// TestRequesterReviewsAreCached: what a spec asks of the controller is authorized as its
+// writer (pkg/admission/requester) through the same cached delegated authorizer as the
+// request itself, so a writer's repeated creates of a spec that names a Secret and a
+// ConfigMap cost a few SubjectAccessReviews in all, not three per create.
+func TestRequesterReviewsAreCached(t *testing.T) {
+	const ns, writer, creates = "e2e-requester-reviews", "reviewed-writer", 40
+	mustKubectl(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
+	mustKubectl(t, "", "create", "role", "ngx-writer", "-n", ns, "--verb=create", "--resource=nginxoperators.operator.example.com")
+	mustKubectl(t, "", "create", "role", "site-reader", "-n", ns, "--verb=get", "--resource=secrets,configmaps", "--resource-name=site")
+	for _, role := range []string{"ngx-writer", "site-reader"} {
+		mustKubectl(t, "", "create", "rolebinding", role, "-n", ns, "--role="+role, "--user="+writer)
+	}
+	waitFor(t, time.Minute, "kube-apiserver's RBAC to allow the writer to get Secret site", func() bool {
+		out, _, _ := kubectl(t, "", "auth", "can-i", "get", "secrets/site", "-n", ns, "--as", writer)
+		return strings.TrimSpace(out) == "yes"
+	})
+
+	// Server-side dry runs straight to our apiserver behind the front proxy: admission runs
+	// in full, every review counted is one our apiserver asked for, and nothing is stored.
+	frontProxy, admin := httpClient(t, "front-proxy-client"), adminHTTPClient(t)
+	create := func(i int) {
+		body := fmt.Sprintf(`{"apiVersion":"operator.example.com/v1alpha2","kind":"NginxOperator","metadata":{"name":"site-%d"},`+
+			`"spec":{"tls":[{"secretName":"site"}],"config":{"configMapKeyRef":{"name":"site","key":"nginx.conf"}}}}`, i)
+		code, out, _ := do(t, frontProxy, http.MethodPost, operatorURL("/apis/operator.example.com/v1alpha2/namespaces/"+ns+"/nginxoperators?dryRun=All"),
+			map[string]string{"X-Remote-User": writer, "X-Remote-Group": "system:authenticated", "Content-Type": "application/json"}, body)
+		if code != http.StatusCreated {
+			t.Fatalf("dry-run create %d as %s: %d %s", i, writer, code, out)
+		}
+	}
+	reviews := func() float64 {
+		return prometheusSample(t, scrape(t, admin, operatorURL("/metrics")), "apiserver_delegated_authz_request_total")
+	}
+
+	before := reviews()
+	create(0)
+	first := reviews() - before
+	for i := 1; i < creates; i++ {
+		create(i)
+	}
+	rest := reviews() - before - first
+	t.Logf("the first create of a spec naming a Secret and a ConfigMap cost %.0f SubjectAccessReviews (the create, then each reference), the next %d cost %.0f in all",
+		first, creates-1, rest)
+	// Three questions, each a resource-wide one first (--authorization-resource-wide-first)
+	// and, for the named Secret and ConfigMap, the exact one after its denial.
+	if first < 3 || first > 5 {
+		t.Errorf("the first create cost %.0f reviews, want 3 to 5: the create and one or two per reference", first)
+	}
+	// Repeats are answered from the cache for its 10 s; one review per create would be 3*39.
+	if rest > (creates-1)/4 {
+		t.Errorf("%d more creates cost %.0f reviews; want them answered from the authorizer's cache", creates-1, rest)
+	}
+}
