@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 // Package quota makes the cluster's ResourceQuotas count NginxOperators, as kube-apiserver
 // counts a CRD's objects: k8s.io/apiserver's ResourceQuota admission plugin, given the one
 // evaluator this server needs, `count/nginxoperators.operator.example.com`. The plugin
