@@ -95,7 +95,9 @@ func TestCollectorNginxDown(t *testing.T) {
 	closed.Close()
 	notFound := httptest.NewServer(http.NotFoundHandler())
 	defer notFound.Close()
-	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "<html>welcome to nginx</html>") }))
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "<html>welcome to nginx</html>")
+	}))
 	defer garbage.Close()
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer slow.Close()
