@@ -18,6 +18,7 @@ package operator
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -75,6 +76,17 @@ type NginxOperatorSpec struct {
 	Pod *PodOptions
 	// PodDisruptionBudget, when set, asks for a PodDisruptionBudget of the nginx pods.
 	PodDisruptionBudget *PodDisruptionBudgetSpec
+	// Scratch are emptyDir volumes of a bounded size, counted in the container's resources.
+	Scratch []ScratchVolume
+}
+
+// ScratchVolume is an emptyDir volume of SizeLimit at MountPath, on the node's disk or,
+// with Medium Memory, in a tmpfs.
+type ScratchVolume struct {
+	Name      string
+	MountPath string
+	Medium    corev1.StorageMedium
+	SizeLimit resource.Quantity
 }
 
 // ConfigSource is nginx.conf, given inline or by reference; exactly one is set.

@@ -60,6 +60,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1alpha2.PodOptionsApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("QPSSpec"):
 		return &operatorv1alpha2.QPSSpecApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("ScratchVolume"):
+		return &operatorv1alpha2.ScratchVolumeApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ServicePort"):
 		return &operatorv1alpha2.ServicePortApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ServiceSpec"):

@@ -52,6 +52,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName():          schema_pkg_apis_operator_v1alpha2_PodDisruptionBudgetSpec(ref),
 		v1alpha2.PodOptions{}.OpenAPIModelName():                       schema_pkg_apis_operator_v1alpha2_PodOptions(ref),
 		v1alpha2.QPSSpec{}.OpenAPIModelName():                          schema_pkg_apis_operator_v1alpha2_QPSSpec(ref),
+		v1alpha2.ScratchVolume{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_ScratchVolume(ref),
 		v1alpha2.ServicePort{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServicePort(ref),
 		v1alpha2.ServiceSpec{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref),
 		v1alpha2.TLSSecret{}.OpenAPIModelName():                        schema_pkg_apis_operator_v1alpha2_TLSSecret(ref),
@@ -901,11 +902,33 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							Ref:         ref(v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName()),
 						},
 					},
+					"scratch": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-map-keys": []interface{}{
+									"name",
+								},
+								"x-kubernetes-list-type": "map",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "scratch are writable emptyDir volumes mounted in the nginx container, e.g. for proxy_cache_path or the *_temp_path directories. Each one's sizeLimit is added to the container's requests (and to its limits, where spec.resources sets one): memory for medium Memory, ephemeral-storage otherwise. The content does not survive the pod. At most 4.",
+							MaxItems:    ptr.To[int64](4),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.ScratchVolume{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
+			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ScratchVolume{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
 	}
 }
 
@@ -1188,6 +1211,51 @@ func schema_pkg_apis_operator_v1alpha2_QPSSpec(ref common.ReferenceCallback) com
 				Required: []string{"singlePodQPS", "totalQPS"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_ScratchVolume(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ScratchVolume is an emptyDir volume of a bounded size at mountPath.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the volume, a DNS label of at most 55 characters, unique in spec.scratch. The pod's volume is called scratch-<name>.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"mountPath": {
+						SchemaProps: spec.SchemaProps{
+							Description: "mountPath is the absolute directory nginx writes to. It may not contain, or lie within, /etc/nginx/nginx.conf, /etc/nginx/tls, a spec.files mountPath or another scratch volume.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"medium": {
+						SchemaProps: spec.SchemaProps{
+							Description: "medium is \"\" (the node's disk, counted as ephemeral-storage) or \"Memory\" (a tmpfs, counted as memory).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"sizeLimit": {
+						SchemaProps: spec.SchemaProps{
+							Description: "sizeLimit is the most the volume may hold: at most 64Gi on disk, 16Gi in memory. The kubelet evicts a pod whose volume grows beyond it.",
+							Ref:         ref(resource.Quantity{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"name", "mountPath", "sizeLimit"},
+			},
+		},
+		Dependencies: []string{
+			resource.Quantity{}.OpenAPIModelName()},
 	}
 }
 

@@ -18,6 +18,7 @@ package v1alpha2
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -126,6 +127,34 @@ type NginxOperatorSpec struct {
 	// the nginx pods.
 	// +optional
 	PodDisruptionBudget *PodDisruptionBudgetSpec `json:"podDisruptionBudget,omitempty" protobuf:"bytes,15,opt,name=podDisruptionBudget"`
+	// scratch are writable emptyDir volumes mounted in the nginx container, e.g. for
+	// proxy_cache_path or the *_temp_path directories. Each one's sizeLimit is added to the
+	// container's requests (and to its limits, where spec.resources sets one): memory for
+	// medium Memory, ephemeral-storage otherwise. The content does not survive the pod. At
+	// most 4.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +k8s:validation:maxItems=4
+	Scratch []ScratchVolume `json:"scratch,omitempty" protobuf:"bytes,16,rep,name=scratch"`
+}
+
+// ScratchVolume is an emptyDir volume of a bounded size at mountPath.
+type ScratchVolume struct {
+	// name of the volume, a DNS label of at most 55 characters, unique in spec.scratch.
+	// The pod's volume is called scratch-<name>.
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	// mountPath is the absolute directory nginx writes to. It may not contain, or lie
+	// within, /etc/nginx/nginx.conf, /etc/nginx/tls, a spec.files mountPath or another
+	// scratch volume.
+	MountPath string `json:"mountPath" protobuf:"bytes,2,opt,name=mountPath"`
+	// medium is "" (the node's disk, counted as ephemeral-storage) or "Memory" (a tmpfs,
+	// counted as memory).
+	// +optional
+	Medium corev1.StorageMedium `json:"medium,omitempty" protobuf:"bytes,3,opt,name=medium,casttype=k8s.io/api/core/v1.StorageMedium"`
+	// sizeLimit is the most the volume may hold: at most 64Gi on disk, 16Gi in memory.
+	// The kubelet evicts a pod whose volume grows beyond it.
+	SizeLimit resource.Quantity `json:"sizeLimit" protobuf:"bytes,4,opt,name=sizeLimit"`
 }
 
 // ConfigSource is nginx.conf, inline or from a ConfigMap; exactly one of the two is set.

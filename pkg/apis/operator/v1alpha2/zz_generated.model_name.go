@@ -72,6 +72,11 @@ func (in QPSSpec) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ScratchVolume) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.ScratchVolume"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ServicePort) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.ServicePort"
 }

@@ -72,6 +72,12 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// podDisruptionBudget, when set, makes the controller keep a PodDisruptionBudget for
 	// the nginx pods.
 	PodDisruptionBudget *PodDisruptionBudgetSpecApplyConfiguration `json:"podDisruptionBudget,omitempty"`
+	// scratch are writable emptyDir volumes mounted in the nginx container, e.g. for
+	// proxy_cache_path or the *_temp_path directories. Each one's sizeLimit is added to the
+	// container's requests (and to its limits, where spec.resources sets one): memory for
+	// medium Memory, ephemeral-storage otherwise. The content does not survive the pod. At
+	// most 4.
+	Scratch []ScratchVolumeApplyConfiguration `json:"scratch,omitempty"`
 }
 
 // NginxOperatorSpecApplyConfiguration constructs a declarative configuration of the NginxOperatorSpec type for use with
@@ -211,5 +217,18 @@ func (b *NginxOperatorSpecApplyConfiguration) WithPod(value *PodOptionsApplyConf
 // If called multiple times, the PodDisruptionBudget field is set to the value of the last call.
 func (b *NginxOperatorSpecApplyConfiguration) WithPodDisruptionBudget(value *PodDisruptionBudgetSpecApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
 	b.PodDisruptionBudget = value
+	return b
+}
+
+// WithScratch adds the given value to the Scratch field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the Scratch field.
+func (b *NginxOperatorSpecApplyConfiguration) WithScratch(values ...*ScratchVolumeApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithScratch")
+		}
+		b.Scratch = append(b.Scratch, *values[i])
+	}
 	return b
 }
