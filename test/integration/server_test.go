@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,8 +56,56 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if shared.server != nil {
+		shared.server.stop()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// shared is the server of the tests that need a plain one and nothing of their own: each
+// works in a namespace of its own (namespaceFor), so they neither see nor wait for each
+// other, and the suite starts one server for them instead of one each.
+var shared struct {
+	once   sync.Once
+	server *server
+	err    error
+}
+
+// sharedServer returns the shared server, started by the first test that asks, as seen
+// by t; TestMain stops it.
+func sharedServer(t *testing.T) *server {
+	t.Helper()
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "nginx-operator-integration-shared-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.server, shared.err = startServerRetrying(t, dir, nil)
+	})
+	if shared.err != nil {
+		t.Fatalf("the shared apiserver: %v", shared.err)
+	}
+	view := *shared.server
+	view.t = t
+	return &view
+}
+
+// namespaceFor is a namespace of t's own on a shared server: standalone mode has no
+// namespace objects, so any valid name serves.
+func namespaceFor(t *testing.T) string {
+	name := strings.ToLower(strings.TrimPrefix(t.Name(), "Test"))
+	name = strings.Map(func(r rune) rune {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, name)
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	return strings.Trim(name, "-")
 }
 
 // server is one apiserver process serving a data directory.
@@ -75,14 +124,23 @@ type server struct {
 // on another port.
 func startServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 	t.Helper()
+	s, err := startServerRetrying(t, dataDir, extraArgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// startServerRetrying starts a server, on another port while the one picked was taken;
+// the caller stops it.
+func startServerRetrying(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
+	t.Helper()
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
 		s, err := tryStartServer(t, dataDir, extraArgs)
-		if err == nil {
-			return s
-		}
-		if !errors.Is(err, errPortTaken) || attempt == attempts {
-			t.Fatal(err)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == attempts {
+			return s, err
 		}
 		t.Logf("attempt %d: %v; starting again on another port", attempt, err)
 	}
@@ -90,6 +148,8 @@ func startServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 
 var errPortTaken = errors.New("the port was taken before the apiserver could bind it")
 
+// tryStartServer starts one server and waits until it is ready; when it is not, the
+// process is stopped and the error says why.
 func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
 	t.Helper()
 	s := &server{t: t, dataDir: dataDir, port: pickPort(t)}
@@ -97,10 +157,9 @@ func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, 
 		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, extraArgs...)
 	proc, err := framework.StartProcess(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)), argv...)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.proc = proc
-	t.Cleanup(s.stop)
 
 	started := time.Now()
 	deadline := started.Add(90 * time.Second)
@@ -121,6 +180,7 @@ func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, 
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
+			s.stop()
 			return nil, fmt.Errorf("apiserver not ready within 90s; log: %s", proc.Log())
 		}
 	}
