@@ -31,7 +31,8 @@ import (
 // every tenant: nothing in it may grow without limit. The figures leave room for any
 // reasonable nginx Deployment; those Gateway API sets for comparable lists guided them
 // (64 listeners, 16 hostnames, 8 conditions). docs/api.md lists them all. spec.ports,
-// spec.service.ports (MaxPorts), spec.files and spec.tls (MaxMounts) have their own.
+// spec.service.ports (MaxPorts), spec.files and spec.tls (MaxMounts) and spec.scratch
+// (MaxScratch) have their own.
 const (
 	// MaxEnv bounds spec.env.
 	MaxEnv = 128
@@ -85,6 +86,7 @@ func ValidateSpecBounds(spec *operator.NginxOperatorSpec, fldPath *field.Path) f
 	b.list(fldPath.Child("resources", "requests"), len(spec.Resources.Requests), MaxResourceNames)
 	b.list(fldPath.Child("files"), len(spec.Files), MaxMounts)
 	b.list(fldPath.Child("tls"), len(spec.TLS), MaxMounts)
+	b.list(fldPath.Child("scratch"), len(spec.Scratch), MaxScratch)
 	if spec.Config != nil && len(spec.Config.Inline) > MaxInlineConfigBytes {
 		tooLong := field.TooLong(fldPath.Child("config", "inline"), "", MaxInlineConfigBytes)
 		// Not shown (TooLong omits the value); compared by ratchet.

@@ -135,6 +135,11 @@ var boundCases = []boundCase{
 			o.Spec.TLS = append(o.Spec.TLS, operator.TLSSecret{SecretName: name})
 		}
 	}},
+	{"spec.scratch", MaxScratch, func(o *operator.NginxOperator, n int) {
+		for _, name := range names("s", n) {
+			o.Spec.Scratch = append(o.Spec.Scratch, operator.ScratchVolume{Name: name, MountPath: "/var/cache/" + name, SizeLimit: resource.MustParse("1Gi")})
+		}
+	}},
 	{"spec.securityContext.capabilities.add", MaxCapabilities, func(o *operator.NginxOperator, n int) {
 		o.Spec.SecurityContext = &corev1.SecurityContext{Capabilities: &corev1.Capabilities{}}
 		for _, name := range names("CAP_", n) {
