@@ -110,8 +110,9 @@ func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.Deplo
 		}
 		container.WithEnv(env)
 	}
-	if len(spec.Resources.Limits) > 0 || len(spec.Resources.Requests) > 0 {
-		resources, err := convert[corev1ac.ResourceRequirementsApplyConfiguration](&spec.Resources)
+	// spec.scratch's volumes count in the container's resources (scratch.go).
+	if res := withScratchResources(spec.Resources, spec.Scratch); len(res.Limits) > 0 || len(res.Requests) > 0 {
+		resources, err := convert[corev1ac.ResourceRequirementsApplyConfiguration](&res)
 		if err != nil {
 			return nil, err
 		}

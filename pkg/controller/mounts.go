@@ -51,9 +51,9 @@ func ConfigMap(no *v1alpha2.NginxOperator) *corev1ac.ConfigMapApplyConfiguration
 		WithData(map[string]string{configFileName: no.Spec.Config.Inline})
 }
 
-// mounts returns the volumes and the nginx container's mounts for spec.config, spec.files
-// and spec.tls. Volume names are generated (config, files-N, tls-N); the order of the
-// spec decides N.
+// mounts returns the volumes and the nginx container's mounts for spec.config, spec.files,
+// spec.tls and spec.scratch. Volume names are generated (config, files-N, tls-N,
+// scratch-<name>); the order of the spec decides N.
 func mounts(no *v1alpha2.NginxOperator) ([]*corev1ac.VolumeApplyConfiguration, []*corev1ac.VolumeMountApplyConfiguration) {
 	var volumes []*corev1ac.VolumeApplyConfiguration
 	var volumeMounts []*corev1ac.VolumeMountApplyConfiguration
@@ -79,5 +79,6 @@ func mounts(no *v1alpha2.NginxOperator) ([]*corev1ac.VolumeApplyConfiguration, [
 		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).
 			WithMountPath(path.Join(operand.TLSDirectory, t.SecretName)).WithReadOnly(true))
 	}
-	return volumes, volumeMounts
+	scratchVolumes, scratchVolumeMounts := scratchMounts(no.Spec.Scratch)
+	return append(volumes, scratchVolumes...), append(volumeMounts, scratchVolumeMounts...)
 }

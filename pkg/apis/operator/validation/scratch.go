@@ -37,10 +37,7 @@ const (
 	MaxScratch = 4
 	// MaxScratchNameLength leaves room for the "scratch-" prefix of the pod's volume
 	// name, a DNS label of at most 63 characters.
-	MaxScratchNameLength = validation.DNS1123LabelMaxLength - len(ScratchVolumePrefix)
-	// ScratchVolumePrefix starts the name of the pod's volume of a scratch volume, so it
-	// cannot clash with the controller's own (config, files-N, tls-N).
-	ScratchVolumePrefix = "scratch-"
+	MaxScratchNameLength = validation.DNS1123LabelMaxLength - len(operand.ScratchVolumePrefix)
 )
 
 var (
