@@ -31,7 +31,7 @@ import (
 // certificate gets 401 for every verb of the resource and its subresources, and
 // changes nothing.
 func TestAnonymousIsRefusedForEveryVerb(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s, ns := sharedServer(t), namespaceFor(t)
 	ctx := context.Background()
 	existing, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "guarded"}}, metav1.CreateOptions{})
 	if err != nil {

@@ -159,7 +159,7 @@ var protobufCases = []protobufCase{
 // TestProtobufOverRawHTTP speaks application/vnd.kubernetes.protobuf to every endpoint of
 // both versions: create, get, update, list, status, scale, patch responses, watch, delete.
 func TestProtobufOverRawHTTP(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s, ns := sharedServer(t), namespaceFor(t)
 	admin := s.httpClient(false)
 	const pb = runtime.ContentTypeProtobuf
 	for _, tc := range protobufCases {
@@ -317,7 +317,7 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 // TestClientsetSpeaksProtobuf runs the generated clientset against the server and checks
 // on the wire that every request and response of both versions was protobuf.
 func TestClientsetSpeaksProtobuf(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s, ns := sharedServer(t), namespaceFor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := &requestLog{}

@@ -33,7 +33,7 @@ import (
 // --tls-min-version, as artifacts/deploy runs it): TLS 1.0 and 1.1 handshakes are refused,
 // 1.2 and 1.3 complete.
 func TestServesTLS12AndUp(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s := sharedServer(t)
 	// The admin kubeconfig's CA and client certificate: a TLS 1.2+ handshake completes.
 	base, err := rest.TLSConfigFor(s.config)
 	if err != nil {
