@@ -78,7 +78,7 @@ func (nginxOperatorStrategy) PrepareForUpdate(ctx context.Context, obj, old runt
 
 func (nginxOperatorStrategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
 	o := obj.(*operator.NginxOperator)
-	return append(validation.ValidateNginxOperator(o), validateSize(o, nil)...)
+	return append(append(validation.ValidateNginxOperator(o), validateSize(o, nil)...), validateConfigSyntax(o, nil)...)
 }
 
 // WarningsOnCreate warns of a PodDisruptionBudget that allows no disruption at the
@@ -97,7 +97,7 @@ func (nginxOperatorStrategy) Canonicalize(obj runtime.Object) {}
 
 func (nginxOperatorStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	o, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
-	return append(validation.ValidateNginxOperatorUpdate(o, oldObj), validateSize(o, oldObj)...)
+	return append(append(validation.ValidateNginxOperatorUpdate(o, oldObj), validateSize(o, oldObj)...), validateConfigSyntax(o, oldObj)...)
 }
 
 // WarningsOnUpdate warns as WarningsOnCreate does, /scale included: scaling down to
