@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -66,8 +67,16 @@ var instancesDesc = prometheus.NewDesc("nginx_operator_instances",
 		"no samples, so a sum over replicas counts each NginxOperator once.",
 	[]string{"condition", "status"}, nil)
 
+var stalledDesc = prometheus.NewDesc("nginx_operator_stalled",
+	"1 for each NginxOperator whose Stalled condition is True, labelled with its namespace, name and the condition's "+
+		"reason (ContainerCrashing when nginx keeps exiting, as it does when it rejects its configuration; PodsUnschedulable, "+
+		"ImagePullFailed, OperandDeploymentFailed, ...); no sample for the others, so a series ends when the condition clears "+
+		"or the NginxOperator is deleted. Reported by the elected leader only.",
+	[]string{"namespace", "name", "reason"}, nil)
+
 // instancesCollector counts NginxOperators by condition from the informer cache at
-// scrape time, so the gauge can never drift from the objects.
+// scrape time, so the gauge can never drift from the objects, and reports each stalled
+// one (nginx_operator_stalled) from the same list.
 type instancesCollector struct {
 	reader client.Reader
 	// elected closes when this replica becomes the leader (or at once without leader
@@ -75,7 +84,10 @@ type instancesCollector struct {
 	elected <-chan struct{}
 }
 
-func (c instancesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- instancesDesc }
+func (c instancesCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- instancesDesc
+	ch <- stalledDesc
+}
 
 func (c instancesCollector) Collect(ch chan<- prometheus.Metric) {
 	select {
@@ -89,12 +101,16 @@ func (c instancesCollector) Collect(ch chan<- prometheus.Metric) {
 	list := &v1alpha2.NginxOperatorList{}
 	if err := c.reader.List(ctx, list); err != nil {
 		ch <- prometheus.NewInvalidMetric(instancesDesc, err)
+		ch <- prometheus.NewInvalidMetric(stalledDesc, err)
 		return
 	}
 	counts := map[[2]string]int{}
 	for _, no := range list.Items {
 		for _, cond := range no.Status.Conditions {
 			counts[[2]string{cond.Type, string(cond.Status)}]++
+			if cond.Type == v1alpha2.ConditionStalled && cond.Status == metav1.ConditionTrue {
+				ch <- prometheus.MustNewConstMetric(stalledDesc, prometheus.GaugeValue, 1, no.Namespace, no.Name, cond.Reason)
+			}
 		}
 	}
 	for key, n := range counts {
