@@ -44,6 +44,7 @@ func TestOpenAPIAnnouncesTheLimits(t *testing.T) {
 		{specDef, "env", maxItems, validation.MaxEnv},
 		{specDef, "files", maxItems, validation.MaxMounts},
 		{specDef, "tls", maxItems, validation.MaxMounts},
+		{specDef, "scratch", maxItems, validation.MaxScratch},
 		{v1alpha2.ConfigSource{}.OpenAPIModelName(), "inline", maxLength, validation.MaxInlineConfigBytes},
 		{serviceDef, "ports", maxItems, validation.MaxPorts},
 		{serviceDef, "labels", maxProperties, validation.MaxLabels},
