@@ -58,10 +58,10 @@ spec:
 
 	t.Run("spec changes reach the Deployment and the Service", func(t *testing.T) {
 		mustKubectl(t, "", "patch", "ngx", "shop", "--type", "merge", "-p",
-			`{"spec":{"replicas":3,"image":"nginx:1.26","ports":[{"name":"http","containerPort":8080},{"name":"metrics","containerPort":9113}],"service":{"type":"ClusterIP","ports":[{"name":"http","port":80,"nodePort":null},{"name":"metrics","port":9113}]}}}`)
-		kc.WaitForOutput(t, time.Minute, "3 nginx:1.26 8080,9113", "get", "deployment", "shop", "-o",
+			`{"spec":{"replicas":3,"image":"nginx:1.26","ports":[{"name":"http","containerPort":8080},{"name":"admin","containerPort":9000}],"service":{"type":"ClusterIP","ports":[{"name":"http","port":80,"nodePort":null},{"name":"admin","port":9000}]}}}`)
+		kc.WaitForOutput(t, time.Minute, "3 nginx:1.26 8080,9000", "get", "deployment", "shop", "-o",
 			`jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort},{.spec.template.spec.containers[0].ports[1].containerPort}`)
-		kc.WaitForOutput(t, time.Minute, "ClusterIP 80,9113 "+clusterIP, "get", "service", "shop", "-o", "jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port} {.spec.clusterIP}")
+		kc.WaitForOutput(t, time.Minute, "ClusterIP 80,9000 "+clusterIP, "get", "service", "shop", "-o", "jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port} {.spec.clusterIP}")
 		kc.WaitForOutput(t, 90*time.Second, "3", "get", "ngx", "shop", "-o", "jsonpath={.status.readyReplicas}")
 	})
 
@@ -77,7 +77,7 @@ spec:
 		mustKubectl(t, "", "patch", "service", "shop", "--type", "json", "-p", `[{"op":"replace","path":"/spec/ports/0/port","value":81}]`)
 		mustKubectl(t, "", "patch", "service", "shop", "--type", "merge", "-p", `{"spec":{"type":"LoadBalancer"}}`)
 		kc.WaitForOutput(t, time.Minute, "4 edge", "get", "deployment", "shop", "-o", `jsonpath={.spec.replicas} {.metadata.annotations.team}`)
-		kc.WaitForOutput(t, time.Minute, "ClusterIP 80,9113", "get", "service", "shop", "-o", `jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port}`)
+		kc.WaitForOutput(t, time.Minute, "ClusterIP 80,9000", "get", "service", "shop", "-o", `jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port}`)
 	})
 
 	t.Run("forceRedeploy rolls the pods", func(t *testing.T) {

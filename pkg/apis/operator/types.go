@@ -78,6 +78,13 @@ type NginxOperatorSpec struct {
 	PodDisruptionBudget *PodDisruptionBudgetSpec
 	// Scratch are emptyDir volumes of a bounded size, counted in the container's resources.
 	Scratch []ScratchVolume
+	// Metrics says whether the pods export nginx's metrics; on when nil.
+	Metrics *MetricsSpec
+}
+
+// MetricsSpec switches the metrics exporter sidecar on or off.
+type MetricsSpec struct {
+	Enabled *bool
 }
 
 // ScratchVolume is an emptyDir volume of SizeLimit at MountPath, on the node's disk or,

@@ -48,6 +48,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1alpha2.ConfigMapKeyReferenceApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ConfigSource"):
 		return &operatorv1alpha2.ConfigSourceApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("MetricsSpec"):
+		return &operatorv1alpha2.MetricsSpecApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("NginxOperator"):
 		return &operatorv1alpha2.NginxOperatorApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("NginxOperatorSpec"):

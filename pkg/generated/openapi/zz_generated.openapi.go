@@ -45,6 +45,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha2.ConfigMapFiles{}.OpenAPIModelName():                   schema_pkg_apis_operator_v1alpha2_ConfigMapFiles(ref),
 		v1alpha2.ConfigMapKeyReference{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_ConfigMapKeyReference(ref),
 		v1alpha2.ConfigSource{}.OpenAPIModelName():                     schema_pkg_apis_operator_v1alpha2_ConfigSource(ref),
+		v1alpha2.MetricsSpec{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_MetricsSpec(ref),
 		v1alpha2.NginxOperator{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_NginxOperator(ref),
 		v1alpha2.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorList(ref),
 		v1alpha2.NginxOperatorSpec{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref),
@@ -639,6 +640,26 @@ func schema_pkg_apis_operator_v1alpha2_ConfigSource(ref common.ReferenceCallback
 	}
 }
 
+func schema_pkg_apis_operator_v1alpha2_MetricsSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "MetricsSpec switches the metrics exporter on or off.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"enabled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "enabled runs the exporter sidecar and mounts nginx's status server. Defaults to true.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_operator_v1alpha2_NginxOperator(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -924,11 +945,17 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							},
 						},
 					},
+					"metrics": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metrics exports nginx's metrics for Prometheus from every pod: nginx serves its stub_status page on the pod's loopback (127.0.0.1:8079) from a server the controller mounts at /etc/nginx/nginx-operator/status.conf, and a sidecar, nginx-exporter, serves them on the container port named metrics (9113). A spec.config must include /etc/nginx/nginx-operator/*.conf in its http block; without spec.config (and unless spec.files replaces /etc/nginx/conf.d) it is also mounted in /etc/nginx/conf.d, which the official images' own nginx.conf includes. On by default; turning it on or off rolls the pods.",
+							Ref:         ref(v1alpha2.MetricsSpec{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ScratchVolume{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
+			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.MetricsSpec{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ScratchVolume{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
 	}
 }
 

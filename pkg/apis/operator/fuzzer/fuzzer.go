@@ -51,6 +51,13 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 			if s.Service == nil {
 				s.Service = &operator.ServiceSpec{}
 			}
+			if s.Metrics == nil {
+				s.Metrics = &operator.MetricsSpec{}
+			}
+			if s.Metrics.Enabled == nil {
+				enabled := c.Bool()
+				s.Metrics.Enabled = &enabled
+			}
 		},
 		// Mirrors the +default=false marker on FileKeySelector.optional.
 		func(s *corev1.FileKeySelector, c randfill.Continue) {

@@ -20,7 +20,10 @@ limitations under the License.
 // without seeing the other's.
 package operand
 
-import "k8s.io/apimachinery/pkg/labels"
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
 
 // ContainerName is the name of the nginx container in the pod template. Downward-API
 // references in spec.env may name no other container.
@@ -45,6 +48,40 @@ const (
 	// TLSDirectory holds one directory per spec.tls Secret, named after the Secret.
 	TLSDirectory = "/etc/nginx/tls"
 )
+
+// Metrics of an NginxOperator whose spec.metrics is on: nginx serves its stub_status page
+// on the pod's loopback from a server the controller mounts as StatusConfigPath, and the
+// exporter sidecar, ExporterContainerName, reads it on every scrape of its port MetricsPortName.
+const (
+	// ExporterContainerName is the exporter sidecar.
+	ExporterContainerName = "nginx-exporter"
+	// MetricsPortName and MetricsPort are the exporter's /metrics, the port PodMonitors name.
+	MetricsPortName = "metrics"
+	MetricsPort     = 9113
+	// StatusPort is where nginx serves stub_status, on 127.0.0.1 only; StatusPath is its path.
+	StatusPort = 8079
+	StatusPath = "/stub_status"
+	// StatusConfigDirectory holds the status server's configuration (StatusConfigPath):
+	// include StatusConfigDirectory/*.conf in the http block of your nginx.conf.
+	StatusConfigDirectory = "/etc/nginx/nginx-operator"
+	StatusConfigPath      = StatusConfigDirectory + "/status.conf"
+	// DefaultIncludeDirectory is where the stock nginx.conf of the official images includes
+	// *.conf from in its http block: without spec.config the status server is mounted there
+	// too, as DefaultIncludeStatusPath.
+	DefaultIncludeDirectory  = "/etc/nginx/conf.d"
+	DefaultIncludeStatusPath = DefaultIncludeDirectory + "/nginx-operator-status.conf"
+)
+
+// TakesMetricsPort reports whether nginx's ports use the exporter's port name or number,
+// which the exporter then cannot have.
+func TakesMetricsPort(ports []corev1.ContainerPort) bool {
+	for _, p := range ports {
+		if p.Name == MetricsPortName || p.ContainerPort == MetricsPort {
+			return true
+		}
+	}
+	return false
+}
 
 // Labels of the pods, the Deployment and the Service of an NginxOperator.
 const (

@@ -22,8 +22,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/conversion"
+	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -153,7 +155,7 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 // Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec converts a plain
 // v1alpha1 spec: its port becomes the single named port, the image is the stock nginx
 // v1alpha1 has always run, and the Service gets the values v1alpha2 defaulting gives,
-// so such objects read back through v1alpha1 need no annotation.
+// and metrics are on, so such objects read back through v1alpha1 need no annotation.
 func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxOperatorSpec, out *operator.NginxOperatorSpec, s conversion.Scope) error {
 	*out = operator.NginxOperatorSpec{
 		Image:         v1alpha2.LegacyImage,
@@ -165,6 +167,9 @@ func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxO
 		out.Ports = []corev1.ContainerPort{{Name: v1alpha2.DefaultPortName, ContainerPort: *in.Port, Protocol: corev1.ProtocolTCP}}
 		out.Service.Ports = []operator.ServicePort{{Name: v1alpha2.DefaultPortName, Port: *in.Port}}
 	}
+	// Metrics as v1alpha2 defaults them: on, unless nginx's port is the exporter's; an
+	// object whose setting differs keeps it in the annotation.
+	out.Metrics = &operator.MetricsSpec{Enabled: ptr.To(!operand.TakesMetricsPort(out.Ports))}
 	return nil
 }
 

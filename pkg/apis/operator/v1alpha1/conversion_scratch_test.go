@@ -44,6 +44,7 @@ func TestScratchSurvivesV1alpha1(t *testing.T) {
 			Replicas: ptr.To[int32](2),
 			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
 			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
 			Scratch: []v1alpha2.ScratchVolume{
 				{Name: "cache", MountPath: "/var/cache/nginx/proxy", SizeLimit: resource.MustParse("10Gi")},
 				{Name: "tmp", MountPath: "/tmp", Medium: corev1.StorageMediumMemory, SizeLimit: resource.MustParse("64Mi")},

@@ -82,6 +82,17 @@ func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
 		}
 	}
 	setServiceDefaults(spec.Service, spec.Ports)
+	// Metrics are on unless switched off, or unless nginx's own ports already take the
+	// exporter's port name or number (a metrics sidecar of the user's own, typically):
+	// those stay as they are. Unlike the defaults above, this one also fills in objects
+	// stored before spec.metrics existed: their pods gain the exporter and roll once after
+	// the upgrade (docs/api.md).
+	if spec.Metrics == nil {
+		spec.Metrics = &MetricsSpec{}
+	}
+	if spec.Metrics.Enabled == nil {
+		spec.Metrics.Enabled = ptr.To(!operand.TakesMetricsPort(spec.Ports))
+	}
 }
 
 // setRestrictedSecurityDefaults gives the default image's pods what the restricted Pod

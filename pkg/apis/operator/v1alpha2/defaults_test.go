@@ -136,9 +136,45 @@ func TestDefaults(t *testing.T) {
 			SecurityContext: restrictedContainer(),
 			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
 		},
+	}, {
+		name: "metrics switched off stay off",
+		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Metrics: &v1alpha2.MetricsSpec{Enabled: ptr.To(false)}},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.LegacyImage,
+			Replicas: ptr.To[int32](1),
+			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(false)},
+		},
+	}, {
+		name: "metrics stay off where nginx has a port named metrics or on 9113 itself",
+		in: v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Ports: []corev1.ContainerPort{
+			{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {Name: "prom", ContainerPort: 9113, Protocol: corev1.ProtocolTCP}}},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.LegacyImage,
+			Replicas: ptr.To[int32](1),
+			Ports: []corev1.ContainerPort{
+				{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {Name: "prom", ContainerPort: 9113, Protocol: corev1.ProtocolTCP}},
+			Service: &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}, {Name: "prom", Port: 9113}}},
+			Metrics: &v1alpha2.MetricsSpec{Enabled: ptr.To(false)},
+		},
+	}, {
+		name: "metrics: {} are on",
+		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Metrics: &v1alpha2.MetricsSpec{}},
+		want: v1alpha2.NginxOperatorSpec{
+			Image:    v1alpha2.LegacyImage,
+			Replicas: ptr.To[int32](1),
+			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+			Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
+		},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// Every case but the explicit ones expects metrics on.
+			if tc.want.Metrics == nil {
+				tc.want.Metrics = &v1alpha2.MetricsSpec{Enabled: ptr.To(true)}
+			}
 			obj := &v1alpha2.NginxOperator{Spec: tc.in}
 			scheme.Default(obj)
 			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {

@@ -137,6 +137,23 @@ type NginxOperatorSpec struct {
 	// +listMapKey=name
 	// +k8s:validation:maxItems=4
 	Scratch []ScratchVolume `json:"scratch,omitempty" protobuf:"bytes,16,rep,name=scratch"`
+	// metrics exports nginx's metrics for Prometheus from every pod: nginx serves its
+	// stub_status page on the pod's loopback (127.0.0.1:8079) from a server the controller
+	// mounts at /etc/nginx/nginx-operator/status.conf, and a sidecar, nginx-exporter, serves
+	// them on the container port named metrics (9113). A spec.config must include
+	// /etc/nginx/nginx-operator/*.conf in its http block; without spec.config (and unless
+	// spec.files replaces /etc/nginx/conf.d) it is also mounted in /etc/nginx/conf.d, which
+	// the official images' own nginx.conf includes. On by default; turning it on or off
+	// rolls the pods.
+	// +optional
+	Metrics *MetricsSpec `json:"metrics,omitempty" protobuf:"bytes,17,opt,name=metrics"`
+}
+
+// MetricsSpec switches the metrics exporter on or off.
+type MetricsSpec struct {
+	// enabled runs the exporter sidecar and mounts nginx's status server. Defaults to true.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty" protobuf:"varint,1,opt,name=enabled"`
 }
 
 // ScratchVolume is an emptyDir volume of a bounded size at mountPath.

@@ -37,6 +37,11 @@ func (in ConfigSource) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in MetricsSpec) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.MetricsSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NginxOperator) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.NginxOperator"
 }

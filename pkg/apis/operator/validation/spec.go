@@ -76,6 +76,7 @@ func ValidateNginxOperatorSpec(spec *operator.NginxOperatorSpec, fldPath *field.
 	allErrs = append(allErrs, validateFiles(spec.Files, fldPath.Child("files"))...)
 	allErrs = append(allErrs, validateTLS(spec.TLS, fldPath.Child("tls"))...)
 	allErrs = append(allErrs, validateScratch(spec.Scratch, spec.Files, fldPath.Child("scratch"))...)
+	allErrs = append(allErrs, validateMetrics(spec, fldPath)...)
 	if spec.HealthcheckPath != "" {
 		allErrs = append(allErrs, validateHealthcheckPath(spec.HealthcheckPath, spec.Ports, fldPath.Child("healthcheckPath"))...)
 	}

@@ -78,6 +78,15 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// medium Memory, ephemeral-storage otherwise. The content does not survive the pod. At
 	// most 4.
 	Scratch []ScratchVolumeApplyConfiguration `json:"scratch,omitempty"`
+	// metrics exports nginx's metrics for Prometheus from every pod: nginx serves its
+	// stub_status page on the pod's loopback (127.0.0.1:8079) from a server the controller
+	// mounts at /etc/nginx/nginx-operator/status.conf, and a sidecar, nginx-exporter, serves
+	// them on the container port named metrics (9113). A spec.config must include
+	// /etc/nginx/nginx-operator/*.conf in its http block; without spec.config (and unless
+	// spec.files replaces /etc/nginx/conf.d) it is also mounted in /etc/nginx/conf.d, which
+	// the official images' own nginx.conf includes. On by default; turning it on or off
+	// rolls the pods.
+	Metrics *MetricsSpecApplyConfiguration `json:"metrics,omitempty"`
 }
 
 // NginxOperatorSpecApplyConfiguration constructs a declarative configuration of the NginxOperatorSpec type for use with
@@ -230,5 +239,13 @@ func (b *NginxOperatorSpecApplyConfiguration) WithScratch(values ...*ScratchVolu
 		}
 		b.Scratch = append(b.Scratch, *values[i])
 	}
+	return b
+}
+
+// WithMetrics sets the Metrics field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Metrics field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithMetrics(value *MetricsSpecApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	b.Metrics = value
 	return b
 }
