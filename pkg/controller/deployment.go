@@ -83,8 +83,13 @@ func ownerReference(no *v1alpha2.NginxOperator) *metav1ac.OwnerReferenceApplyCon
 // Deployment returns the Deployment the NginxOperator asks for; contentHash is the hash of
 // what it mounts from ConfigMaps and Secrets ("" when it mounts none). Only fields set
 // here are owned by the controller; everything else is left to Kubernetes defaults and
-// other managers.
+// other managers. The exporter, when spec.metrics is on, runs DefaultExporterImage.
 func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	return DeploymentWithExporter(no, contentHash, DefaultExporterImage)
+}
+
+// DeploymentWithExporter is Deployment with the exporter image the controller was given.
+func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterImage string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	spec := &no.Spec
 	// When nginx exits, the last lines it logged (a configuration error, say) become the
 	// termination message that status quotes.
@@ -132,13 +137,21 @@ func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.Deplo
 	}
 	volumes, volumeMounts := mounts(no)
 	container.WithVolumeMounts(volumeMounts...)
+	containers := []*corev1ac.ContainerApplyConfiguration{container}
+	metrics := MetricsEnabled(spec)
+	if metrics {
+		containers, volumes = withMetrics(no, exporterImage, container, volumes)
+	}
 
 	// nginx needs no API access: the pods carry a ServiceAccount token only when the spec
 	// names a ServiceAccount, which its writer was authorized to act as (docs/security.md).
 	automountToken := spec.Pod != nil && spec.Pod.ServiceAccountName != ""
-	podSpec := corev1ac.PodSpec().WithContainers(container).WithVolumes(volumes...).WithAutomountServiceAccountToken(automountToken)
+	podSpec := corev1ac.PodSpec().WithContainers(containers...).WithVolumes(volumes...).WithAutomountServiceAccountToken(automountToken)
 	template := corev1ac.PodTemplateSpec().WithSpec(podSpec)
 	annotations := map[string]string{}
+	if metrics {
+		annotations[StatusConfigAnnotation] = StatusConfig
+	}
 	if pod := spec.Pod; pod != nil {
 		if err := setPodOptions(podSpec, pod, SelectorLabels(no)); err != nil {
 			return nil, err

@@ -66,6 +66,8 @@ type Reconciler struct {
 	MaxConcurrentReconciles int
 	// MaxRetryDelay caps the backoff of a failing NginxOperator (0: DefaultMaxRetryDelay).
 	MaxRetryDelay time.Duration
+	// ExporterImage runs the nginx-exporter sidecar ("": DefaultExporterImage).
+	ExporterImage string
 
 	// digests of the mounted ConfigMaps and Secrets, by resourceVersion.
 	digests digests
@@ -172,7 +174,7 @@ func outcome(obs Observation, operandErr, statusErr error) string {
 // left alone and reported. It returns the Deployment as it now is: the applied one, or
 // the live one when the apply failed, so status shows what still serves.
 func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOperator, contentHash string) (*appsv1.Deployment, string, error) {
-	desired, err := Deployment(no, contentHash)
+	desired, err := DeploymentWithExporter(no, contentHash, cmp.Or(r.ExporterImage, DefaultExporterImage))
 	if err != nil {
 		return nil, "", err
 	}

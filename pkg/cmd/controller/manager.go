@@ -62,8 +62,13 @@ func NewManager(cfg *rest.Config, opts *Options) (manager.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
+	image, err := exporterImage(context.Background(), mgr.GetAPIReader(), opts.ExporterImage)
+	if err != nil {
+		return nil, err
+	}
+	mgr.GetLogger().Info("nginx pods with spec.metrics on run the exporter", "image", image)
 	r := &controller.Reconciler{Client: mgr.GetClient(), Applier: applier, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("nginx-operator"), Clock: clock.RealClock{},
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles, MaxRetryDelay: opts.MaxRetryDelay}
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles, MaxRetryDelay: opts.MaxRetryDelay, ExporterImage: image}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
