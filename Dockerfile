@@ -1,4 +1,5 @@
-# The nginx-operator image: /apiserver and /controller, static binaries on scratch,
+# The nginx-operator image: /apiserver, /controller, /etcd-snapshot and /nginx-exporter
+# (the metrics sidecar of the nginx pods), static binaries on scratch,
 # running as the unprivileged user 65532.
 #
 #   docker build -t nginx-operator .
@@ -35,7 +36,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     ldflags="-s -w"; \
     if [ -n "${VERSION}" ]; then ldflags="${ldflags} -X ${pkg}.gitVersion=${VERSION}"; fi; \
     if [ -n "${REVISION}" ]; then ldflags="${ldflags} -X ${pkg}.gitCommit=${REVISION}"; fi; \
-    for cmd in apiserver controller etcd-snapshot; do \
+    for cmd in apiserver controller etcd-snapshot nginx-exporter; do \
       CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false -ldflags "${ldflags}" -o /out/${cmd} ./cmd/${cmd}; \
     done
 
@@ -43,7 +44,7 @@ FROM scratch AS prebuilt
 ARG TARGETOS
 ARG TARGETARCH
 COPY _output/images/bin/${TARGETOS}_${TARGETARCH}/apiserver _output/images/bin/${TARGETOS}_${TARGETARCH}/controller \
-     _output/images/bin/${TARGETOS}_${TARGETARCH}/etcd-snapshot /out/
+     _output/images/bin/${TARGETOS}_${TARGETARCH}/etcd-snapshot _output/images/bin/${TARGETOS}_${TARGETARCH}/nginx-exporter /out/
 
 # The stage BINARIES names (COPY --from cannot expand a build argument). The ":-source"
 # repeats the default because buildah (1.28) decides which stages to skip from the
@@ -54,11 +55,11 @@ FROM scratch
 ARG VERSION
 ARG REVISION
 LABEL org.opencontainers.image.title="nginx-operator" \
-      org.opencontainers.image.description="Aggregated API server (/apiserver), controller (/controller) and etcd backup (/etcd-snapshot) for NginxOperator" \
+      org.opencontainers.image.description="Aggregated API server (/apiserver), controller (/controller), etcd backup (/etcd-snapshot) and the nginx pods' metrics exporter (/nginx-exporter) for NginxOperator" \
       org.opencontainers.image.source="https://github.com/example/nginx-operator" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
-COPY --from=binaries /out/apiserver /out/controller /out/etcd-snapshot /
+COPY --from=binaries /out/apiserver /out/controller /out/etcd-snapshot /out/nginx-exporter /
 USER 65532:65532
 CMD ["/apiserver"]

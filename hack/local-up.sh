@@ -157,6 +157,7 @@ start_kwok_and_nginx_operator() {
     return 0
   fi
   start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
+    ${NGINX_OPERATOR_IMAGE:+--exporter-image "${NGINX_OPERATOR_IMAGE}"} \
     --leader-elect --leader-election-namespace nginx-operator-system \
     --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --metrics-cert-dir "${PKI_DIR}/controller-metrics" \
     --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}" \

@@ -3,7 +3,7 @@
 # Debian's apt repositories are used), each written as a docker-archive that
 # `docker load`, `podman load` and `ctr images import` accept:
 #
-#   nginx-operator  ${IMAGE_REGISTRY}/nginx-operator:${IMAGE_TAG}   /apiserver, /controller, /etcd-snapshot (Dockerfile)
+#   nginx-operator  ${IMAGE_REGISTRY}/nginx-operator:${IMAGE_TAG}   /apiserver, /controller, /etcd-snapshot, /nginx-exporter (Dockerfile)
 #   pause           ${IMAGE_REGISTRY}/nginx-operator/pause:3.10     sandbox image of the local real node
 #   etcd            ${IMAGE_REGISTRY}/nginx-operator/etcd:<version> the etcd `make tools` built
 #   nginx           ${IMAGE_REGISTRY}/nginx-operator/nginx:<debian version>  the operand, ports 80 and 8080
@@ -193,11 +193,11 @@ build_nginx_operator() {
   done
   for platform in "${builds[@]}"; do
     local dir="${BIN}/${platform/\//_}" cmd
-    for cmd in apiserver controller etcd-snapshot; do
+    for cmd in apiserver controller etcd-snapshot nginx-exporter; do
       GOARCH="${platform#linux/}" go_build "${dir}/${cmd}" "./cmd/${cmd}" "${ldflags}"
     done
   done
-  echo "go      apiserver, controller, etcd-snapshot for ${builds[*]} (${version}, ${tree_state}) in $((SECONDS - start))s"
+  echo "go      apiserver, controller, etcd-snapshot, nginx-exporter for ${builds[*]} (${version}, ${tree_state}) in $((SECONDS - start))s"
 
   local ref="${REGISTRY}/nginx-operator:${tag}" digest
   local args=(--build-arg BINARIES=prebuilt --build-arg VERSION="${version}" --build-arg REVISION="${revision}")

@@ -87,7 +87,7 @@ func TestImages(t *testing.T) {
 		} else if got := labels["org.opencontainers.image.revision"]; head != "" && got != head {
 			t.Errorf("revision label = %q, want HEAD %q", got, head)
 		}
-		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot"} {
+		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot", "nginx-exporter"} {
 			expectStatic(t, filepath.Join(rootfs, binary))
 		}
 		help := runChroot(t, rootfs, 65532, "/apiserver", "--help")
@@ -97,6 +97,9 @@ func TestImages(t *testing.T) {
 		// The backup CronJob's command (artifacts/overlays/components/etcd-backup).
 		help = runChroot(t, rootfs, 65532, "/etcd-snapshot", "--help")
 		expectContains(t, "/etcd-snapshot --help", help, "-endpoints", "-keep", "-dir")
+		// The nginx pods' metrics sidecar (spec.metrics).
+		help = runChroot(t, rootfs, 65532, "/nginx-exporter", "--help")
+		expectContains(t, "/nginx-exporter --help", help, "-listen-address", "-stub-status-url")
 		// The version was stamped into the binary, not only written on the label.
 		stamped := runChroot(t, rootfs, 65532, "/apiserver", "--version")
 		expectContains(t, "/apiserver --version", stamped, version, labels["org.opencontainers.image.revision"])
@@ -463,7 +466,7 @@ func testOperatorIndex(t *testing.T, images map[string]string) {
 		if err := index.unpack(img, rootfs); err != nil {
 			t.Fatal(err)
 		}
-		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot"} {
+		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot", "nginx-exporter"} {
 			expectStatic(t, filepath.Join(rootfs, binary))
 			if f, err := elf.Open(filepath.Join(rootfs, binary)); err != nil {
 				t.Error(err)

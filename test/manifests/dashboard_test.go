@@ -128,6 +128,9 @@ func TestDashboardQueriesParse(t *testing.T) {
 		"etcd_mvcc_db_total_size_in_bytes",            // etcd database size
 		"etcd_server_quota_backend_bytes",             // against its quota
 		"etcd_disk_wal_fsync_duration_seconds_bucket", // etcd disk latency
+		"nginx_http_requests_total",                   // nginx requests/s per NginxOperator
+		"nginx_connections_active",                    // nginx active connections per NginxOperator
+		"nginx_up",                                    // pods whose nginx the exporter cannot read
 	} {
 		if !queried[want] {
 			t.Errorf("no panel queries %s", want)
