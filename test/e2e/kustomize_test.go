@@ -45,7 +45,7 @@ var overlayCRDs = []struct {
 	{"github.com/cert-manager/cert-manager", "hack/tools/ecosystem", "deploy/crds",
 		[]string{"cert-manager.io_issuers.yaml", "cert-manager.io_certificates.yaml"}},
 	{"github.com/prometheus-operator/prometheus-operator", "hack/tools/ecosystem", "example/prometheus-operator-crd",
-		[]string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"}},
+		[]string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_podmonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"}},
 }
 
 // kustomizations are the base and every overlay a user may apply with kubectl apply -k.
