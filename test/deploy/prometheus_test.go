@@ -55,7 +55,7 @@ const (
 // configuration, and a Prometheus pod the operator makes from our image of the Prometheus
 // its go.mod selects loads exactly that configuration, scrapes every controller, apiserver
 // and etcd pod (the apiserver and the controller with the scraper's token over TLS), and
-// loads and evaluates the rules.
+// loads and evaluates the rules; its PodMonitor makes it scrape nginx's own metrics.
 func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	operatorBin, crds := framework.ToolBinary(t, "PROMETHEUS_OPERATOR_BIN"), framework.ToolBinary(t, "PROMETHEUS_OPERATOR_CRDS_DIR")
 	image, version := importPrometheusImage(t)
@@ -90,6 +90,7 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 {"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus", "metadata": {"name": "`+prometheusName+`", "namespace": "`+monitoringNS+`"},
  "spec": {"image": "`+image+`", "version": "`+version+`", "replicas": 1, "serviceAccountName": "`+prometheusSA+`",
   "serviceMonitorSelector": {}, "serviceMonitorNamespaceSelector": `+selectNS+`,
+  "podMonitorSelector": {}, "podMonitorNamespaceSelector": `+selectNS+`,
   "ruleSelector": {}, "ruleNamespaceSelector": `+selectNS+`, "evaluationInterval": "10s"}}`, "apply", "-f", "-")
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -99,16 +100,16 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 
 	// The operator's configuration, from the Secret it writes for the Prometheus pod.
 	var generated []string
-	waitFor(t, 2*time.Minute, "the operator's generated configuration with a job per ServiceMonitor", func() bool {
+	waitFor(t, 2*time.Minute, "the operator's generated configuration with a job per ServiceMonitor and PodMonitor", func() bool {
 		data := get(t, "get", "secret", "-n", monitoringNS, "prometheus-"+prometheusName, "--ignore-not-found", "-o", `jsonpath={.data.prometheus\.yaml\.gz}`)
 		if data == "" {
 			return false
 		}
 		generated = scrapeJobs(t, gunzipBase64(t, data))
-		return len(generated) == 3
+		return len(generated) == 4
 	})
-	want := []string{"serviceMonitor/" + systemNS + "/nginx-operator-apiserver/0", "serviceMonitor/" + systemNS + "/nginx-operator-controller/0",
-		"serviceMonitor/" + systemNS + "/nginx-operator-etcd/0"}
+	want := []string{"podMonitor/" + systemNS + "/nginx-operator-nginx/0", "serviceMonitor/" + systemNS + "/nginx-operator-apiserver/0",
+		"serviceMonitor/" + systemNS + "/nginx-operator-controller/0", "serviceMonitor/" + systemNS + "/nginx-operator-etcd/0"}
 	if !slices.Equal(generated, want) {
 		t.Fatalf("the operator generated the jobs %v, want %v", generated, want)
 	}
@@ -132,11 +133,13 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 		t.Errorf("Prometheus %s loaded the jobs %v, the operator generated %v", version, jobs, generated)
 	}
 
-	// Every pod behind the three ServiceMonitors is a target, and each is up.
+	// Every pod behind the three ServiceMonitors is a target, and each is up. The
+	// PodMonitor's targets are the nginx pods of every namespace, which the steps beside
+	// this one create, break and delete: nginxMetricsFollowLoad judges its own.
 	wantTargets := map[string]int{
-		want[0]: len(readyPods(t, systemNS, apiserverSelector)),
-		want[1]: len(readyPods(t, systemNS, "app.kubernetes.io/name=nginx-operator-controller")),
-		want[2]: len(readyPods(t, systemNS, etcdSelector)),
+		want[1]: len(readyPods(t, systemNS, apiserverSelector)),
+		want[2]: len(readyPods(t, systemNS, "app.kubernetes.io/name=nginx-operator-controller")),
+		want[3]: len(readyPods(t, systemNS, etcdSelector)),
 	}
 	var summary string
 	d := waitFor(t, 3*time.Minute, "every target up", func() bool {
@@ -152,6 +155,9 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 		up, all := map[string]int{}, map[string]int{}
 		var lines []string
 		for _, target := range targets.ActiveTargets {
+			if target.ScrapePool == want[0] {
+				continue
+			}
 			all[target.ScrapePool]++
 			if target.Health == "up" {
 				up[target.ScrapePool]++
@@ -197,6 +203,8 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 		return slices.Equal(names, ruleGroups)
 	})
 	t.Logf("rule groups %v loaded and every rule evaluated ok %s after the pod was ready", ruleGroups, framework.Describe(d))
+
+	nginxMetricsFollowLoad(t, api)
 }
 
 // importPrometheusImage builds the image of the Prometheus and config reloader make tools
