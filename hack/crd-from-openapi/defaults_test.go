@@ -39,8 +39,10 @@ func TestCRDDefaultingMatchesGoDefaulting(t *testing.T) {
 	install.Install(scheme)
 	decoder := serializer.NewCodecFactory(scheme).UniversalDeserializer()
 	// Without an image the CRD defaults the image but cannot default its port, security
-	// contexts or Service ports: Go picks them by whether the image was defaulted.
-	conditional := [][]string{{"spec", "ports"}, {"spec", "securityContext"}, {"spec", "pod"}, {"spec", "service", "ports"}}
+	// contexts or Service ports: Go picks them by whether the image was defaulted. Nor
+	// whether metrics are on: Go turns them off where nginx's ports take the exporter's.
+	conditional := [][]string{{"spec", "ports"}, {"spec", "securityContext"}, {"spec", "pod"}, {"spec", "service", "ports"},
+		{"spec", "metrics", "enabled"}}
 
 	for _, tc := range []struct {
 		name   string
@@ -59,7 +61,7 @@ func TestCRDDefaultingMatchesGoDefaulting(t *testing.T) {
 	}, {
 		name:      "own port without protocol",
 		object:    `{"metadata": {"name": "own"}, "spec": {"replicas": 2, "ports": [{"name": "web", "containerPort": 8080}]}}`,
-		goOnly:    [][]string{{"spec", "service", "ports"}, {"spec", "securityContext"}, {"spec", "pod"}},
+		goOnly:    [][]string{{"spec", "service", "ports"}, {"spec", "securityContext"}, {"spec", "pod"}, {"spec", "metrics", "enabled"}},
 		wantPorts: []interface{}{map[string]interface{}{"name": "web", "containerPort": float64(8080), "protocol": "TCP"}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,6 +158,7 @@ func TestDerivedDefaults(t *testing.T) {
 	want := map[string]string{
 		".spec":                  `{}`,
 		".spec.image":            `"` + v1alpha2.DefaultImage + `"`,
+		".spec.metrics":          `{}`,
 		".spec.ports[].protocol": `"TCP"`,
 		".spec.service":          `{}`,
 		".spec.service.type":     `"ClusterIP"`,
@@ -165,7 +168,7 @@ func TestDerivedDefaults(t *testing.T) {
 		t.Errorf("derived defaults (-want +got):\n%s", diff)
 	}
 	for _, conditional := range []string{".spec.replicas", ".spec.ports", ".spec.service.ports", ".spec.service.ports[].port",
-		".spec.securityContext", ".spec.pod", ".spec.pod.securityContext"} {
+		".spec.securityContext", ".spec.pod", ".spec.pod.securityContext", ".spec.metrics.enabled"} {
 		if _, ok := got[conditional]; ok {
 			t.Errorf("%s has a CRD default, but its Go default depends on other fields", conditional)
 		}

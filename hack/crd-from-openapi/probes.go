@@ -47,6 +47,8 @@ var probes = []string{
 	// ... and against a port of the user's.
 	`{"metadata": {"name": "service-own-port"}, "spec": {"ports": [{"name": "web", "containerPort": 8080}],
 	  "service": {"type": "NodePort", "ports": [{"name": "web", "nodePort": 30080}]}}}`,
+	// nginx's own port on the exporter's number: metrics default to off.
+	`{"metadata": {"name": "own-metrics-port"}, "spec": {"ports": [{"name": "stats", "containerPort": 9113}]}}`,
 	// An env var read from a file, without saying whether the file is optional.
 	`{"metadata": {"name": "env"}, "spec": {"env": [{"name": "A", "value": "a"},
 	  {"name": "B", "valueFrom": {"fileKeyRef": {"volumeName": "config", "path": "env", "key": "B"}}}]}}`,

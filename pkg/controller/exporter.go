@@ -99,9 +99,13 @@ func exporterContainer(image string) *corev1ac.ContainerApplyConfiguration {
 // spec.files mounts a directory there (a file cannot be mounted into a read-only
 // ConfigMap volume; that configuration includes the directory itself).
 func statusMounts(no *v1alpha2.NginxOperator) (*corev1ac.VolumeApplyConfiguration, []*corev1ac.VolumeMountApplyConfiguration) {
+	// The items are an atomic list, owned and extracted whole as stored: the apiVersion
+	// the server would default is set here, or every reconcile would see a difference
+	// and apply again.
 	volume := corev1ac.Volume().WithName(statusVolumeName).WithDownwardAPI(corev1ac.DownwardAPIVolumeSource().
 		WithItems(corev1ac.DownwardAPIVolumeFile().WithPath(statusConfigFile).
-			WithFieldRef(corev1ac.ObjectFieldSelector().WithFieldPath(fmt.Sprintf("metadata.annotations['%s']", StatusConfigAnnotation)))))
+			WithFieldRef(corev1ac.ObjectFieldSelector().WithAPIVersion("v1").
+				WithFieldPath(fmt.Sprintf("metadata.annotations['%s']", StatusConfigAnnotation)))))
 	mounts := []*corev1ac.VolumeMountApplyConfiguration{
 		corev1ac.VolumeMount().WithName(statusVolumeName).WithMountPath(operand.StatusConfigDirectory).WithReadOnly(true),
 	}
