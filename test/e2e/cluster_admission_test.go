@@ -205,11 +205,16 @@ spec:
 		"---\n" + policy("e2e-ngx-warn-above-3-replicas", "!has(object.spec.replicas) || object.spec.replicas <= 3", warnMsg, "Warn")
 	applyAdmissionConfig(t, config)
 
-	took := framework.WaitFor(t, admissionEnforced, "our apiserver to enforce the ValidatingAdmissionPolicy", func() bool {
-		_, errOut, err := kubectl(t, ngxManifest(ns, "probe", 6, ""), "create", "--dry-run=server", "-f", "-")
-		return err != nil && strings.Contains(errOut, denyMsg)
+	// Each policy and binding reaches our apiserver's admission on its own: wait for both.
+	took := framework.WaitFor(t, admissionEnforced, "our apiserver to enforce both ValidatingAdmissionPolicies", func() bool {
+		_, denied, err := kubectl(t, ngxManifest(ns, "probe", 6, ""), "create", "--dry-run=server", "-f", "-")
+		if err == nil || !strings.Contains(denied, denyMsg) {
+			return false
+		}
+		_, warning, err := kubectl(t, ngxManifest(ns, "probe", 4, ""), "create", "--dry-run=server", "-f", "-")
+		return err == nil && strings.Contains(warning, warnMsg)
 	})
-	t.Logf("policy enforced %s after it was created", framework.Describe(took))
+	t.Logf("policies enforced %s after they were created", framework.Describe(took))
 
 	// Create, kubectl: 422 with the policy's message.
 	_, errOut, err := kubectl(t, ngxManifest(ns, "too-many", 6, ""), "create", "-f", "-")
