@@ -92,4 +92,19 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			kc.WaitForOutput(t, time.Minute, generation, "get", "ngx", name, "-n", ns, "-o", "jsonpath={.status.observedGeneration}")
 		})
 	}
+
+	// What grants nothing beyond the pod's own resources needs no permission: scratch
+	// volumes (counted in the container's requests, judged by the namespace's quotas) and
+	// switching nginx's metrics sidecar, on create and on update.
+	t.Run("scratch and metrics need no permission", func(t *testing.T) {
+		manifest := func(enabled bool) string {
+			return fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: plain-powers, namespace: %s}\n"+
+				"spec: {metrics: {enabled: %t}, scratch: [{name: cache, mountPath: /var/cache/nginx/proxy, medium: Memory, sizeLimit: 64Mi}]}\n", ns, enabled)
+		}
+		for _, enabled := range []bool{false, true} {
+			if _, errOut, err := kubectl(t, manifest(enabled), "apply", "-f", "-", "-n", ns, "--as", writer); err != nil {
+				t.Fatalf("a writer with only NginxOperator rights applying scratch and metrics.enabled=%t: %v %s", enabled, err, errOut)
+			}
+		}
+	})
 }
