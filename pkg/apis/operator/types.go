@@ -80,7 +80,19 @@ type NginxOperatorSpec struct {
 	Scratch []ScratchVolume
 	// Metrics says whether the pods export nginx's metrics; on when nil.
 	Metrics *MetricsSpec
+	// ContentUpdate is how new content reaches running pods: Reload or Rollout ("" is
+	// Rollout; the versioned defaulting always sets it).
+	ContentUpdate ContentUpdatePolicy
 }
+
+// ContentUpdatePolicy is how new content reaches running pods.
+type ContentUpdatePolicy string
+
+// The content update policies (operand.ContentUpdateReload and ContentUpdateRollout).
+const (
+	ContentUpdateReload  ContentUpdatePolicy = "Reload"
+	ContentUpdateRollout ContentUpdatePolicy = "Rollout"
+)
 
 // MetricsSpec switches the metrics exporter sidecar on or off.
 type MetricsSpec struct {

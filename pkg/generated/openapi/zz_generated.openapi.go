@@ -951,6 +951,14 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							Ref:         ref(v1alpha2.MetricsSpec{}.OpenAPIModelName()),
 						},
 					},
+					"contentUpdate": {
+						SchemaProps: spec.SchemaProps{
+							Description: "contentUpdate says how a change of the content spec.config, spec.files and spec.tls mount reaches running pods. \"Reload\": the pods stay; the kubelet refreshes their volumes at once (the controller annotates each pod with the content it wants) and the nginx-exporter sidecar, sharing the pod's process namespace and running as nginx's user, asks nginx to re-read its configuration once every volume holds it; nginx keeps serving what it had if it rejects the new configuration, and status says why. \"Rollout\": the Deployment replaces the pods. Defaults to Reload where the pods can reload (spec.metrics on, and nginx's user known and not root: spec.securityContext or spec.pod.securityContext sets runAsUser, or the image is the default one), else Rollout. Switching it rolls the pods once.\n\nPossible enum values:\n - `\"Reload\"` reloads nginx in the running pods.\n - `\"Rollout\"` replaces the pods.",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Reload", "Rollout"},
+						},
+					},
 				},
 			},
 		},

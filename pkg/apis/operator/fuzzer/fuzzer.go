@@ -58,6 +58,9 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 				enabled := c.Bool()
 				s.Metrics.Enabled = &enabled
 			}
+			if s.ContentUpdate == "" {
+				s.ContentUpdate = []operator.ContentUpdatePolicy{operator.ContentUpdateReload, operator.ContentUpdateRollout}[c.Intn(2)]
+			}
 		},
 		// Mirrors the +default=false marker on FileKeySelector.optional.
 		func(s *corev1.FileKeySelector, c randfill.Continue) {

@@ -60,10 +60,42 @@ const (
 	// ReloadStatePath on the sidecar's metrics port answers a ReloadState as JSON.
 	ReloadStatePath = "/reload"
 
-	// DefaultImageUser is the user the default image's nginx runs as: the sidecar that
-	// signals nginx must run as the same user.
+	// DefaultImage is the nginx of an NginxOperator created without an image: NGINX's own
+	// unprivileged build, which runs as DefaultImageUser. The sidecar that signals nginx
+	// must run as the same user.
+	DefaultImage           = "nginxinc/nginx-unprivileged:1.27.4"
 	DefaultImageUser int64 = 101
 )
+
+// NginxUser is the user nginx runs as, when the pod template says it: the nginx
+// container's runAsUser, else the pod's, else DefaultImageUser for DefaultImage. Another
+// image's user is in the image, which the controller does not read.
+func NginxUser(containerRunAsUser, podRunAsUser *int64, image string) (int64, bool) {
+	switch {
+	case containerRunAsUser != nil:
+		return *containerRunAsUser, true
+	case podRunAsUser != nil:
+		return *podRunAsUser, true
+	case image == DefaultImage:
+		return DefaultImageUser, true
+	}
+	return 0, false
+}
+
+// CanReload reports whether the pods of a spec can reload in place: the exporter sidecar
+// runs (metrics on) and can signal nginx, which takes nginx's user, known and not root.
+func CanReload(metricsEnabled bool, user int64, userKnown bool) bool {
+	return metricsEnabled && userKnown && user != 0
+}
+
+// DefaultContentUpdate is spec.contentUpdate when a spec leaves it out: Reload where the
+// pods can reload, else Rollout.
+func DefaultContentUpdate(metricsEnabled bool, user int64, userKnown bool) string {
+	if CanReload(metricsEnabled, user, userKnown) {
+		return ContentUpdateReload
+	}
+	return ContentUpdateRollout
+}
 
 // ReloadState is what the sidecar reports on ReloadStatePath. Hashes are in the form of
 // FormatContentHashes; "" when there is none.

@@ -169,6 +169,7 @@ func autoConvert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec(in *op
 	// WARNING: in.PodDisruptionBudget requires manual conversion: does not exist in peer-type
 	// WARNING: in.Scratch requires manual conversion: does not exist in peer-type
 	// WARNING: in.Metrics requires manual conversion: does not exist in peer-type
+	// WARNING: in.ContentUpdate requires manual conversion: does not exist in peer-type
 	return nil
 }
 

@@ -28,7 +28,7 @@ import (
 // unprivileged build of the pinned release (user 101, port 8080), so that the pods are
 // admitted where the restricted Pod Security standard is enforced. docs/design.md gives
 // the reasoning.
-const DefaultImage = "nginxinc/nginx-unprivileged:1.27.4"
+const DefaultImage = operand.DefaultImage
 
 // LegacyImage is the stock nginx release v1alpha1 has always run, as root on port 80.
 const LegacyImage = "nginx:1.27.4"
@@ -93,6 +93,24 @@ func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
 	if spec.Metrics.Enabled == nil {
 		spec.Metrics.Enabled = ptr.To(!operand.TakesMetricsPort(spec.Ports))
 	}
+	// Content reloads in place wherever the pods can (docs/api.md gives the measurements
+	// that chose it). Like metrics, this fills in objects stored before the field existed.
+	if spec.ContentUpdate == "" {
+		user, known := NginxUser(spec)
+		spec.ContentUpdate = ContentUpdatePolicy(operand.DefaultContentUpdate(*spec.Metrics.Enabled, user, known))
+	}
+}
+
+// NginxUser is the user nginx runs as when the spec says it (operand.NginxUser).
+func NginxUser(spec *NginxOperatorSpec) (int64, bool) {
+	var container, pod *int64
+	if spec.SecurityContext != nil {
+		container = spec.SecurityContext.RunAsUser
+	}
+	if spec.Pod != nil && spec.Pod.SecurityContext != nil {
+		pod = spec.Pod.SecurityContext.RunAsUser
+	}
+	return operand.NginxUser(container, pod, spec.Image)
 }
 
 // setRestrictedSecurityDefaults gives the default image's pods what the restricted Pod

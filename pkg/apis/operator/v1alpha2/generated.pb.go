@@ -325,6 +325,13 @@ func (m *NginxOperatorSpec) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	i -= len(m.ContentUpdate)
+	copy(dAtA[i:], m.ContentUpdate)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.ContentUpdate)))
+	i--
+	dAtA[i] = 0x1
+	i--
+	dAtA[i] = 0x92
 	if m.Metrics != nil {
 		{
 			size, err := m.Metrics.MarshalToSizedBuffer(dAtA[:i])
@@ -1209,6 +1216,8 @@ func (m *NginxOperatorSpec) Size() (n int) {
 		l = m.Metrics.Size()
 		n += 2 + l + sovGenerated(uint64(l))
 	}
+	l = len(m.ContentUpdate)
+	n += 2 + l + sovGenerated(uint64(l))
 	return n
 }
 
@@ -1535,6 +1544,7 @@ func (this *NginxOperatorSpec) String() string {
 		`PodDisruptionBudget:` + strings.Replace(this.PodDisruptionBudget.String(), "PodDisruptionBudgetSpec", "PodDisruptionBudgetSpec", 1) + `,`,
 		`Scratch:` + repeatedStringForScratch + `,`,
 		`Metrics:` + strings.Replace(this.Metrics.String(), "MetricsSpec", "MetricsSpec", 1) + `,`,
+		`ContentUpdate:` + fmt.Sprintf("%v", this.ContentUpdate) + `,`,
 		`}`,
 	}, "")
 	return s
@@ -3011,6 +3021,38 @@ func (m *NginxOperatorSpec) Unmarshal(dAtA []byte) error {
 			if err := m.Metrics.Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
+			iNdEx = postIndex
+		case 18:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ContentUpdate", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ContentUpdate = ContentUpdatePolicy(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

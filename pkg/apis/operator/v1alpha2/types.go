@@ -147,7 +147,30 @@ type NginxOperatorSpec struct {
 	// rolls the pods.
 	// +optional
 	Metrics *MetricsSpec `json:"metrics,omitempty" protobuf:"bytes,17,opt,name=metrics"`
+	// contentUpdate says how a change of the content spec.config, spec.files and spec.tls
+	// mount reaches running pods. "Reload": the pods stay; the kubelet refreshes their
+	// volumes at once (the controller annotates each pod with the content it wants) and the
+	// nginx-exporter sidecar, sharing the pod's process namespace and running as nginx's
+	// user, asks nginx to re-read its configuration once every volume holds it; nginx keeps
+	// serving what it had if it rejects the new configuration, and status says why.
+	// "Rollout": the Deployment replaces the pods. Defaults to Reload where the pods can
+	// reload (spec.metrics on, and nginx's user known and not root: spec.securityContext or
+	// spec.pod.securityContext sets runAsUser, or the image is the default one), else
+	// Rollout. Switching it rolls the pods once.
+	// +optional
+	ContentUpdate ContentUpdatePolicy `json:"contentUpdate,omitempty" protobuf:"bytes,18,opt,name=contentUpdate,casttype=ContentUpdatePolicy"`
 }
+
+// ContentUpdatePolicy is how new content reaches running pods.
+// +enum
+type ContentUpdatePolicy string
+
+const (
+	// ContentUpdateReload reloads nginx in the running pods.
+	ContentUpdateReload ContentUpdatePolicy = "Reload"
+	// ContentUpdateRollout replaces the pods.
+	ContentUpdateRollout ContentUpdatePolicy = "Rollout"
+)
 
 // MetricsSpec switches the metrics exporter on or off.
 type MetricsSpec struct {

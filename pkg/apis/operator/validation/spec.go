@@ -77,6 +77,7 @@ func ValidateNginxOperatorSpec(spec *operator.NginxOperatorSpec, fldPath *field.
 	allErrs = append(allErrs, validateTLS(spec.TLS, fldPath.Child("tls"))...)
 	allErrs = append(allErrs, validateScratch(spec.Scratch, spec.Files, fldPath.Child("scratch"))...)
 	allErrs = append(allErrs, validateMetrics(spec, fldPath)...)
+	allErrs = append(allErrs, validateContentUpdate(spec, fldPath)...)
 	if spec.HealthcheckPath != "" {
 		allErrs = append(allErrs, validateHealthcheckPath(spec.HealthcheckPath, spec.Ports, fldPath.Child("healthcheckPath"))...)
 	}

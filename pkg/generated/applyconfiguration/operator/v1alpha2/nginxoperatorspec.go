@@ -19,6 +19,7 @@ limitations under the License.
 package v1alpha2
 
 import (
+	operatorv1alpha2 "github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	v1 "k8s.io/api/core/v1"
 )
 
@@ -87,6 +88,17 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// the official images' own nginx.conf includes. On by default; turning it on or off
 	// rolls the pods.
 	Metrics *MetricsSpecApplyConfiguration `json:"metrics,omitempty"`
+	// contentUpdate says how a change of the content spec.config, spec.files and spec.tls
+	// mount reaches running pods. "Reload": the pods stay; the kubelet refreshes their
+	// volumes at once (the controller annotates each pod with the content it wants) and the
+	// nginx-exporter sidecar, sharing the pod's process namespace and running as nginx's
+	// user, asks nginx to re-read its configuration once every volume holds it; nginx keeps
+	// serving what it had if it rejects the new configuration, and status says why.
+	// "Rollout": the Deployment replaces the pods. Defaults to Reload where the pods can
+	// reload (spec.metrics on, and nginx's user known and not root: spec.securityContext or
+	// spec.pod.securityContext sets runAsUser, or the image is the default one), else
+	// Rollout. Switching it rolls the pods once.
+	ContentUpdate *operatorv1alpha2.ContentUpdatePolicy `json:"contentUpdate,omitempty"`
 }
 
 // NginxOperatorSpecApplyConfiguration constructs a declarative configuration of the NginxOperatorSpec type for use with
@@ -247,5 +259,13 @@ func (b *NginxOperatorSpecApplyConfiguration) WithScratch(values ...*ScratchVolu
 // If called multiple times, the Metrics field is set to the value of the last call.
 func (b *NginxOperatorSpecApplyConfiguration) WithMetrics(value *MetricsSpecApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
 	b.Metrics = value
+	return b
+}
+
+// WithContentUpdate sets the ContentUpdate field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the ContentUpdate field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithContentUpdate(value operatorv1alpha2.ContentUpdatePolicy) *NginxOperatorSpecApplyConfiguration {
+	b.ContentUpdate = &value
 	return b
 }
