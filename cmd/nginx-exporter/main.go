@@ -18,6 +18,11 @@ limitations under the License.
 // controller runs it beside nginx in every pod of an NginxOperator whose spec.metrics is
 // on: it reads http://127.0.0.1:8079/stub_status, which the status server the controller
 // mounts for nginx serves on the pod's loopback, on each scrape of its /metrics.
+//
+// With --reload-content-dir it also reloads nginx in place (package nginxreload): once
+// the kubelet has refreshed the content volumes with what the pod's content-hashes
+// annotation asks for, it sends nginx's master SIGHUP, reports the result on /reload and
+// as nginx_config_* metrics, and copies nginx's error log to its own stderr.
 package main
 
 import (
@@ -25,44 +30,110 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/nginxexporter"
+	"github.com/example/nginx-operator/pkg/nginxreload"
 )
 
+type config struct {
+	listen        string
+	stubStatusURL string
+	timeout       time.Duration
+
+	// Reload in place is off while reloadContentDir is "".
+	reloadContentDir  string
+	reloadDesiredFile string
+	reloadErrorLog    string
+	reloadInterval    time.Duration
+	reloadTimeout     time.Duration
+	// nginxLog receives the lines of reloadErrorLog.
+	nginxLog io.Writer
+}
+
 func main() {
-	listen := flag.String("listen-address", ":9113", "Address of /metrics and /healthz.")
-	url := flag.String("stub-status-url", "http://127.0.0.1:8079/stub_status", "nginx's stub_status page, read on every scrape.")
-	timeout := flag.Duration("timeout", 2*time.Second, "Time limit of one read of the stub_status page.")
+	cfg := config{nginxLog: os.Stderr}
+	flag.StringVar(&cfg.listen, "listen-address", ":9113", "Address of /metrics, /healthz and /reload.")
+	flag.StringVar(&cfg.stubStatusURL, "stub-status-url", "http://127.0.0.1:8079/stub_status", "nginx's stub_status page, read on every scrape; \"\" exports no stub_status metric.")
+	flag.DurationVar(&cfg.timeout, "timeout", 2*time.Second, "Time limit of one read of the stub_status page.")
+	flag.StringVar(&cfg.reloadContentDir, "reload-content-dir", "", "Directory of the content volumes, one subdirectory per volume ("+operand.ReloadContentDirectory+" in the pod); \"\" turns reload in place off.")
+	flag.StringVar(&cfg.reloadDesiredFile, "reload-desired-file", operand.ReloadDesiredFile, "File holding the pod's "+operand.ContentHashesAnnotation+" annotation: the content nginx is to load.")
+	flag.StringVar(&cfg.reloadErrorLog, "reload-error-log", "", "nginx's error log ("+operand.ReloadErrorLog+" in the pod): read for the reason of a refused reload and copied to stderr; \"\": a reload's result comes from nginx's workers alone.")
+	flag.DurationVar(&cfg.reloadInterval, "reload-interval", nginxreload.DefaultInterval, "How often the content volumes are compared with what is asked for.")
+	flag.DurationVar(&cfg.reloadTimeout, "reload-timeout", nginxreload.DefaultTimeout, "Time nginx has after a SIGHUP to start a new worker or to log why not.")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "unexpected arguments: %v\n", flag.Args())
 		os.Exit(2)
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(*listen, *url, *timeout, logger); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := listenAndRun(ctx, cfg, logger); err != nil {
 		logger.Error("exiting", "err", err)
+		stop()
 		os.Exit(1)
 	}
 }
 
-func run(listen, url string, timeout time.Duration, logger *slog.Logger) error {
-	handler, err := nginxexporter.Handler(nginxexporter.NewCollector(url, timeout, logger), logger)
+func listenAndRun(ctx context.Context, cfg config, logger *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: listen, Handler: handler, ReadHeaderTimeout: 5 * time.Second,
+	return run(ctx, ln, cfg, logger)
+}
+
+// run serves on ln, and reloads nginx when that is on, until ctx is done.
+func run(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger) error {
+	var collector *nginxexporter.Collector
+	if cfg.stubStatusURL != "" {
+		collector = nginxexporter.NewCollector(cfg.stubStatusURL, cfg.timeout, logger)
+	}
+	var reloader *nginxreload.Reloader
+	var opts []nginxexporter.Option
+	if cfg.reloadContentDir != "" {
+		reloader = &nginxreload.Reloader{
+			ContentDir:  cfg.reloadContentDir,
+			DesiredFile: cfg.reloadDesiredFile,
+			ErrorLog:    cfg.reloadErrorLog,
+			LogOut:      cfg.nginxLog,
+			Interval:    cfg.reloadInterval,
+			Timeout:     cfg.reloadTimeout,
+			Logger:      logger,
+		}
+		opts = append(opts, nginxexporter.WithCollector(reloader),
+			nginxexporter.WithHandler("GET "+operand.ReloadStatePath, reloader.StateHandler()))
+	}
+	handler, err := nginxexporter.Handler(collector, logger, opts...)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
+
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	if reloader != nil {
+		wg.Go(func() { reloader.Run(ctx) })
+	}
 	errs := make(chan error, 1)
-	go func() { errs <- srv.ListenAndServe() }()
-	logger.Info("serving", "address", listen, "stubStatus", url)
+	go func() { errs <- srv.Serve(ln) }()
+	logger.Info("serving", "address", ln.Addr().String(), "stubStatus", cfg.stubStatusURL, "reloadContentDir", cfg.reloadContentDir)
 	select {
 	case err := <-errs:
 		return err

@@ -25,12 +25,38 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// Option adds to what Handler serves.
+type Option func(*options)
+
+type options struct {
+	collectors []prometheus.Collector
+	handlers   map[string]http.Handler
+}
+
+// WithCollector adds c's metrics to /metrics.
+func WithCollector(c prometheus.Collector) Option {
+	return func(o *options) { o.collectors = append(o.collectors, c) }
+}
+
+// WithHandler serves h on pattern (an http.ServeMux pattern, e.g. "GET /reload").
+func WithHandler(pattern string, h http.Handler) Option {
+	return func(o *options) { o.handlers[pattern] = h }
+}
+
 // Handler serves /metrics (nginx's, the exporter's Go runtime and process metrics) and
 // /healthz, which answers as long as the exporter runs, whatever nginx does: nginx's
-// own probes decide whether the pod is ready.
-func Handler(c *Collector, logger *slog.Logger) (http.Handler, error) {
+// own probes decide whether the pod is ready. A nil c exports no stub_status metric.
+func Handler(c *Collector, logger *slog.Logger, opts ...Option) (http.Handler, error) {
+	o := options{handlers: map[string]http.Handler{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cols := []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}
+	if c != nil {
+		cols = append(cols, c)
+	}
 	reg := prometheus.NewRegistry()
-	for _, col := range []prometheus.Collector{c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+	for _, col := range append(cols, o.collectors...) {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}
@@ -45,5 +71,8 @@ func Handler(c *Collector, logger *slog.Logger) (http.Handler, error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))
 	})
+	for pattern, h := range o.handlers {
+		mux.Handle(pattern, h)
+	}
 	return mux, nil
 }
