@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -67,13 +66,12 @@ func (r *Reconciler) liveDeployment(ctx context.Context, no *v1alpha2.NginxOpera
 	return d, nil
 }
 
-// podFailures reads the NginxOperator's pods from the cache (which holds only pods
-// carrying ManagedByLabel) and explains those that cannot run.
-func (r *Reconciler) podFailures(ctx context.Context, no *v1alpha2.NginxOperator) (*PodFailure, time.Duration, error) {
+// pods reads the NginxOperator's pods from the cache, which holds only pods carrying
+// ManagedByLabel.
+func (r *Reconciler) pods(ctx context.Context, no *v1alpha2.NginxOperator) ([]corev1.Pod, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.InNamespace(no.Namespace), client.MatchingLabels(SelectorLabels(no))); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	failure, recheck := SummarizePodFailures(pods.Items, r.Clock.Now())
-	return failure, recheck, nil
+	return pods.Items, nil
 }

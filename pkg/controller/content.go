@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -38,14 +39,16 @@ import (
 // references the pods cannot mount as they are: a missing ConfigMap, Secret or key; the
 // pods wait for them. refused lists references that are never mounted (a Secret in
 // spec.tls that is not of type kubernetes.io/tls). The hash is "" when nothing is mounted,
-// so a spec without mounts keeps the pod template it always had.
-func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, problems, refused []string, err error) {
+// so a spec without mounts keeps the pod template it always had. volumes has the
+// operand.ContentHash of each content volume's files, by volume name, for Reload mode.
+func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, volumes map[string]string, problems, refused []string, err error) {
 	spec := &no.Spec
 	if spec.Config == nil && len(spec.Files) == 0 && len(spec.TLS) == 0 {
-		return "", nil, nil, nil
+		return "", nil, nil, nil, nil
 	}
 	h := sha256.New()
-	add := func(what string, ref mountRef) error {
+	volumes = map[string]string{}
+	add := func(what, volume string, ref mountRef) error {
 		d, err := r.digest(ctx, no.Namespace, ref)
 		if err != nil {
 			return err
@@ -57,28 +60,30 @@ func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOpera
 			refused = append(refused, what+": "+d.refused)
 		}
 		writeEntry(h, what, ref.key, d.sum)
+		volumes[volume] = d.files
 		return nil
 	}
 	if cfg := spec.Config; cfg != nil {
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
-			if err := add("spec.config.configMapKeyRef", mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
-				return "", nil, nil, err
+			if err := add("spec.config.configMapKeyRef", configVolumeName, mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
+				return "", nil, nil, nil, err
 			}
 		} else {
 			writeEntry(h, "spec.config.inline", configFileName, []byte(cfg.Inline))
+			volumes[configVolumeName] = operand.ContentHash(map[string][]byte{configFileName: []byte(cfg.Inline)})
 		}
 	}
 	for i, f := range spec.Files {
-		if err := add(fmt.Sprintf("spec.files[%d]", i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
-			return "", nil, nil, err
+		if err := add(fmt.Sprintf("spec.files[%d]", i), filesVolumeName(i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
+			return "", nil, nil, nil, err
 		}
 	}
 	for i, t := range spec.TLS {
-		if err := add(fmt.Sprintf("spec.tls[%d]", i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
-			return "", nil, nil, err
+		if err := add(fmt.Sprintf("spec.tls[%d]", i), tlsVolumeName(i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
+			return "", nil, nil, nil, err
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16]), problems, refused, nil
+	return hex.EncodeToString(h.Sum(nil)[:16]), volumes, problems, refused, nil
 }
 
 // mountRef is a ConfigMap or Secret a spec mounts: one key of it, or all when key is "".
@@ -90,6 +95,8 @@ type mountRef struct {
 type digest struct {
 	resourceVersion string
 	sum             []byte
+	// files is the operand.ContentHash of the files the kubelet writes of it.
+	files string
 	// problem says why the pods cannot mount it yet; "" when they can.
 	problem string
 	// refused says why it is never mounted, whatever the pods could do; "" when it may be.
@@ -175,6 +182,7 @@ func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef)
 func digestOf(obj client.Object, ref mountRef) digest {
 	h := sha256.New()
 	d := digest{resourceVersion: obj.GetResourceVersion()}
+	files := map[string][]byte{}
 	switch o := obj.(type) {
 	case *corev1.ConfigMap:
 		if ref.key != "" {
@@ -183,13 +191,17 @@ func digestOf(obj client.Object, ref mountRef) digest {
 				d.problem = fmt.Sprintf("ConfigMap %s has no key %q", ref.name, ref.key)
 			}
 			writeEntry(h, "data", ref.key, []byte(value))
+			// The key is mounted under the name nginx.conf (mounts.go).
+			files[configFileName] = []byte(value)
 			break
 		}
 		for _, k := range sortedKeys(o.Data) {
 			writeEntry(h, "data", k, []byte(o.Data[k]))
+			files[k] = []byte(o.Data[k])
 		}
 		for _, k := range sortedKeys(o.BinaryData) {
 			writeEntry(h, "binaryData", k, o.BinaryData[k])
+			files[k] = o.BinaryData[k]
 		}
 	case *corev1.Secret:
 		// spec.tls serves a certificate: a Secret of another type (a password, a token) is
@@ -199,9 +211,11 @@ func digestOf(obj client.Object, ref mountRef) digest {
 		}
 		for _, k := range sortedKeys(o.Data) {
 			writeEntry(h, "data", k, o.Data[k])
+			files[k] = o.Data[k]
 		}
 	}
 	d.sum = h.Sum(nil)
+	d.files = operand.ContentHash(files)
 	return d
 }
 

@@ -138,19 +138,23 @@ func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterIma
 	volumes, volumeMounts := mounts(no)
 	container.WithVolumeMounts(volumeMounts...)
 	containers := []*corev1ac.ContainerApplyConfiguration{container}
-	metrics := MetricsEnabled(spec)
-	if metrics {
-		containers, volumes = withMetrics(no, exporterImage, container, volumes)
-	}
-
 	// nginx needs no API access: the pods carry a ServiceAccount token only when the spec
 	// names a ServiceAccount, which its writer was authorized to act as (docs/security.md).
 	automountToken := spec.Pod != nil && spec.Pod.ServiceAccountName != ""
-	podSpec := corev1ac.PodSpec().WithContainers(containers...).WithVolumes(volumes...).WithAutomountServiceAccountToken(automountToken)
+	podSpec := corev1ac.PodSpec().WithAutomountServiceAccountToken(automountToken)
+	metrics := MetricsEnabled(spec)
+	if metrics {
+		containers, volumes = withMetrics(no, exporterImage, podSpec, container, volumes)
+	}
+	podSpec.WithContainers(containers...).WithVolumes(volumes...)
 	template := corev1ac.PodTemplateSpec().WithSpec(podSpec)
 	annotations := map[string]string{}
 	if metrics {
 		annotations[StatusConfigAnnotation] = StatusConfig
+	}
+	reload := Reloads(spec)
+	if reload && spec.Config != nil {
+		annotations[MainConfigAnnotation] = MainConfig
 	}
 	if pod := spec.Pod; pod != nil {
 		if err := setPodOptions(podSpec, pod, SelectorLabels(no)); err != nil {
@@ -167,7 +171,9 @@ func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterIma
 	if spec.ForceRedeploy != "" {
 		annotations[ForceRedeployAnnotation] = spec.ForceRedeploy
 	}
-	if contentHash != "" {
+	// In Reload mode new content reaches the running pods (reload.go); only a rollout
+	// needs the hash in the template.
+	if contentHash != "" && !reload {
 		annotations[ContentHashAnnotation] = contentHash
 	}
 	if len(annotations) > 0 {

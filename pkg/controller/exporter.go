@@ -126,11 +126,15 @@ func filesCover(files []v1alpha2.ConfigMapFiles, dir string) bool {
 	return false
 }
 
-// withMetrics mounts the status server's configuration in nginx and adds the exporter:
-// the pod's containers and volumes. The caller puts StatusConfig in the pod template's
-// annotations.
-func withMetrics(no *v1alpha2.NginxOperator, image string, nginx *corev1ac.ContainerApplyConfiguration, volumes []*corev1ac.VolumeApplyConfiguration) ([]*corev1ac.ContainerApplyConfiguration, []*corev1ac.VolumeApplyConfiguration) {
+// withMetrics mounts the status server's configuration in nginx and adds the exporter,
+// which also reloads nginx in Reload mode: the pod's containers and volumes. The caller
+// puts StatusConfig (and MainConfig) in the pod template's annotations.
+func withMetrics(no *v1alpha2.NginxOperator, image string, podSpec *corev1ac.PodSpecApplyConfiguration, nginx *corev1ac.ContainerApplyConfiguration, volumes []*corev1ac.VolumeApplyConfiguration) ([]*corev1ac.ContainerApplyConfiguration, []*corev1ac.VolumeApplyConfiguration) {
 	volume, mounts := statusMounts(no)
 	nginx.WithVolumeMounts(mounts...)
-	return []*corev1ac.ContainerApplyConfiguration{nginx, exporterContainer(image)}, append(volumes, volume)
+	exporter := exporterContainer(image)
+	if Reloads(&no.Spec) {
+		volumes = withReload(no, podSpec, nginx, exporter, volume, volumes)
+	}
+	return []*corev1ac.ContainerApplyConfiguration{nginx, exporter}, append(volumes, volume)
 }

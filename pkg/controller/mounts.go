@@ -35,6 +35,14 @@ const ContentHashAnnotation = "operator.example.com/content-hash"
 // configFileName is the key and file name of nginx.conf in the config volume.
 const configFileName = "nginx.conf"
 
+// configVolumeName is the volume of spec.config; filesVolumeName and tlsVolumeName name
+// those of spec.files and spec.tls by their index.
+const configVolumeName = "config"
+
+func filesVolumeName(i int) string { return fmt.Sprintf("files-%d", i) }
+
+func tlsVolumeName(i int) string { return fmt.Sprintf("tls-%d", i) }
+
 // ConfigMapName is the ConfigMap the controller keeps for spec.config.inline.
 func ConfigMapName(no *v1alpha2.NginxOperator) string {
 	return no.Name + "-nginx-conf"
@@ -62,19 +70,26 @@ func mounts(no *v1alpha2.NginxOperator) ([]*corev1ac.VolumeApplyConfiguration, [
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
 			name, key = ref.Name, ref.Key
 		}
-		volumes = append(volumes, corev1ac.Volume().WithName("config").WithConfigMap(
+		volumes = append(volumes, corev1ac.Volume().WithName(configVolumeName).WithConfigMap(
 			corev1ac.ConfigMapVolumeSource().WithName(name).WithItems(corev1ac.KeyToPath().WithKey(key).WithPath(configFileName))))
-		// subPath keeps the rest of /etc/nginx (mime.types, conf.d) from the image.
-		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName("config").
-			WithMountPath(operand.ConfigPath).WithSubPath(configFileName).WithReadOnly(true))
+		if Reloads(&no.Spec) {
+			// A directory mount, which the kubelet refreshes; nginx.conf itself is the fixed
+			// file reload.go mounts, which includes it.
+			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(configVolumeName).
+				WithMountPath(operand.ReloadConfigDirectory).WithReadOnly(true))
+		} else {
+			// subPath keeps the rest of /etc/nginx (mime.types, conf.d) from the image.
+			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(configVolumeName).
+				WithMountPath(operand.ConfigPath).WithSubPath(configFileName).WithReadOnly(true))
+		}
 	}
 	for i, f := range no.Spec.Files {
-		name := fmt.Sprintf("files-%d", i)
+		name := filesVolumeName(i)
 		volumes = append(volumes, corev1ac.Volume().WithName(name).WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(f.ConfigMapName)))
 		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).WithMountPath(f.MountPath).WithReadOnly(true))
 	}
 	for i, t := range no.Spec.TLS {
-		name := fmt.Sprintf("tls-%d", i)
+		name := tlsVolumeName(i)
 		volumes = append(volumes, corev1ac.Volume().WithName(name).WithSecret(corev1ac.SecretVolumeSource().WithSecretName(t.SecretName)))
 		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).
 			WithMountPath(path.Join(operand.TLSDirectory, t.SecretName)).WithReadOnly(true))

@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -68,9 +69,13 @@ type Reconciler struct {
 	MaxRetryDelay time.Duration
 	// ExporterImage runs the nginx-exporter sidecar ("": DefaultExporterImage).
 	ExporterImage string
+	// ReloadState reads a pod's sidecar in Reload mode (nil: HTTPReloadState).
+	ReloadState ReloadStateReader
 
 	// digests of the mounted ConfigMaps and Secrets, by resourceVersion.
 	digests digests
+	// awaited are the pods asked for new content in Reload mode.
+	awaited awaitedPods
 }
 
 // Reconcile handles one NginxOperator. Every step is tried and the status is written
@@ -104,7 +109,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // Service and the PodDisruptionBudget, and looks at the pods; a failure of one step
 // does not keep the others from being tried.
 func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOperator) (Observation, error) {
-	contentHash, problems, refused, contentErr := r.mountedContent(ctx, no)
+	contentHash, volumes, problems, refused, contentErr := r.mountedContent(ctx, no)
 	configMapBlocked, configMapErr := r.ensureConfigMap(ctx, no)
 	var deployment *appsv1.Deployment
 	var deploymentBlocked, withheld string
@@ -124,7 +129,19 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 	}
 	serviceBlocked, serviceErr := r.ensureService(ctx, no)
 	pdbBlocked, pdbErr := r.ensurePodDisruptionBudget(ctx, no)
-	podFailure, recheck, podsErr := r.podFailures(ctx, no)
+	pods, podsErr := r.pods(ctx, no)
+	podFailure, recheck := SummarizePodFailures(pods, r.Clock.Now())
+	// In Reload mode the pods get content the kubelet can mount: what is missing or
+	// refused waits, as a rollout would.
+	var reload ReloadObservation
+	var reloadErr error
+	if Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && len(problems) == 0 && len(volumes) > 0 {
+		var reloadRecheck time.Duration
+		reload, reloadRecheck, reloadErr = r.ensurePodContent(ctx, no, operand.FormatContentHashes(volumes), pods)
+		if recheck == 0 || (reloadRecheck > 0 && reloadRecheck < recheck) {
+			recheck = reloadRecheck
+		}
+	}
 	obs := Observation{
 		Deployment:        deployment,
 		Blocked:           cmp.Or(configMapBlocked, deploymentBlocked, serviceBlocked, pdbBlocked),
@@ -132,9 +149,10 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 		ServiceFailure:    joinFailures(failure(serviceErr), failure(pdbErr)),
 		ReferenceProblems: problems,
 		PodFailure:        podFailure,
+		Reload:            reload,
 		Recheck:           recheck,
 	}
-	return obs, errors.Join(configMapErr, deploymentErr, serviceErr, pdbErr, podsErr)
+	return obs, errors.Join(configMapErr, deploymentErr, serviceErr, pdbErr, podsErr, reloadErr)
 }
 
 func joinFailures(failures ...string) string {
@@ -298,6 +316,8 @@ func kindOf(obj runtime.Object) string {
 		return "Secret"
 	case *policyv1.PodDisruptionBudget:
 		return "PodDisruptionBudget"
+	case *corev1.Pod:
+		return "Pod"
 	case *metav1.PartialObjectMetadata:
 		return o.Kind
 	}

@@ -46,6 +46,8 @@ type Observation struct {
 	ReferenceProblems []string
 	// PodFailure explains pods that are created but cannot run; nil when none fails.
 	PodFailure *PodFailure
+	// Reload is how far the pods asked for new content are, in Reload mode.
+	Reload ReloadObservation
 	// Recheck is when to look at the pods again although nothing changed: a pod that
 	// runs but is not ready yet counts as failing after NotReadyGrace.
 	Recheck time.Duration
@@ -87,6 +89,7 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 func conditions(no *v1alpha2.NginxOperator, obs Observation) []metav1.Condition {
 	s := rolloutState(obs, DesiredReplicas(&no.Spec))
 	s.explainPodsThatCannotRun(obs)
+	s.addReload(obs.Reload)
 	s.addRefusedService(obs)
 	ready, reconciling, stalled := s.summary()
 	all := []metav1.Condition{ready, s.available, s.progressing, s.degraded, reconciling, stalled}
@@ -188,6 +191,22 @@ func (s *operandState) explainPodsThatCannotRun(obs Observation) {
 	set(&s.degraded, metav1.ConditionTrue, reason, msg)
 	if s.available.Status != metav1.ConditionTrue {
 		set(&s.available, s.available.Status, reason, msg)
+	}
+}
+
+// addReload: content nginx rejected stalls the NginxOperator (its pods serve the previous
+// content; the writer must fix the new one); content not loaded yet keeps it progressing.
+func (s *operandState) addReload(r ReloadObservation) {
+	switch {
+	case s.phase == phaseStalled:
+	case len(r.Rejected) > 0:
+		s.phase = phaseStalled
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonConfigurationRejected,
+			"nginx rejected the new content and serves the previous one: "+strings.Join(r.Rejected, "; "))
+	case len(r.Pending) > 0 && s.phase == phaseDone:
+		s.phase = phaseProgressing
+		set(&s.progressing, metav1.ConditionTrue, v1alpha2.ReasonReloadInProgress,
+			fmt.Sprintf("%d pods have not loaded the new content yet: %s", len(r.Pending), strings.Join(r.Pending, ", ")))
 	}
 }
 

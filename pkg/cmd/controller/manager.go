@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/controller"
 )
 
@@ -101,10 +102,10 @@ func cacheOptions(opts *Options) cache.Options {
 		&corev1.Service{}:               managed,
 		&policyv1.PodDisruptionBudget{}: managed,
 		// The nginx pods carry the label through the pod template; no other pod is cached.
-		// Only their status is read, so their managed fields (a third of a pod) and
-		// annotations are not kept; the Deployments' and Services' are, to compare what
-		// the controller owns.
-		&corev1.Pod{}: {Label: managed.Label, Transform: dropUnread},
+		// Their status is read, and in Reload mode the content annotation the controller
+		// writes; their managed fields (a third of a pod) and other annotations are not
+		// kept. The Deployments' and Services' are, to compare what the controller owns.
+		&corev1.Pod{}: {Label: managed.Label, Transform: keepContentAnnotation},
 		// Of ConfigMaps and Secrets only metadata is cached, without managed fields and
 		// annotations: enough to notice a change to one an NginxOperator mounts, and to
 		// tell which are its own. Anyone may put 256 KiB of annotations on any of them.
@@ -143,6 +144,23 @@ func dropUnread(obj any) (any, error) {
 	if o, err := meta.Accessor(obj); err == nil {
 		o.SetManagedFields(nil)
 		o.SetAnnotations(nil)
+	}
+	return obj, nil
+}
+
+// keepContentAnnotation is dropUnread for pods, keeping the one annotation the controller
+// reads of them (operand.ContentHashesAnnotation).
+func keepContentAnnotation(obj any) (any, error) {
+	o, err := meta.Accessor(obj)
+	if err != nil {
+		return obj, nil
+	}
+	value, found := o.GetAnnotations()[operand.ContentHashesAnnotation]
+	if _, err := dropUnread(obj); err != nil {
+		return nil, err
+	}
+	if found {
+		o.SetAnnotations(map[string]string{operand.ContentHashesAnnotation: value})
 	}
 	return obj, nil
 }

@@ -76,4 +76,11 @@ const (
 	ReasonContainerCrashing = "ContainerCrashing"
 	// ReasonContainerNotReady: nginx runs but its readiness probe does not pass.
 	ReasonContainerNotReady = "ContainerNotReady"
+	// ReasonConfigurationRejected (Stalled True, contentUpdate Reload): nginx refused to
+	// reload the new content in some pods and serves the previous one; the message
+	// quotes nginx per pod.
+	ReasonConfigurationRejected = "ConfigurationRejected"
+	// ReasonReloadInProgress (Progressing True, contentUpdate Reload): some pods have not
+	// loaded the new content yet.
+	ReasonReloadInProgress = "ReloadInProgress"
 )

@@ -1,0 +1,238 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+)
+
+// ContentSyncAnnotation on a pod is rewritten when the pod's volumes still hold older
+// content some time after the controller asked for new content: the kubelet refreshes a
+// pod's volumes whenever the pod changes, and its ConfigMap cache may have been a moment
+// behind the first time.
+const ContentSyncAnnotation = "operator.example.com/content-sync"
+
+// Timing of Reload mode. The sidecar looks at the volumes four times a second; nginx
+// reloads in milliseconds.
+const (
+	// reloadPollInterval is how often the controller reads the sidecars of pods that
+	// have not loaded the content it asked for.
+	reloadPollInterval = time.Second
+	// reloadNudgeAfter is how long a pod's volumes may lag before the pod is touched again.
+	reloadNudgeAfter = 5 * time.Second
+	// reloadGiveUpAfter ends the reading of a sidecar that never answers (no network to
+	// the pod from the controller, say): status then no longer waits for that pod.
+	reloadGiveUpAfter = 2 * time.Minute
+	// reloadReadTimeout bounds one read of a sidecar's state.
+	reloadReadTimeout = time.Second
+)
+
+// ReloadStateReader reads the state the sidecar of a pod reports (operand.ReloadState).
+type ReloadStateReader func(ctx context.Context, pod *corev1.Pod) (operand.ReloadState, error)
+
+// HTTPReloadState reads the sidecar's state from the pod's IP, on the exporter's port.
+func HTTPReloadState(ctx context.Context, pod *corev1.Pod) (operand.ReloadState, error) {
+	var state operand.ReloadState
+	if pod.Status.PodIP == "" {
+		return state, fmt.Errorf("pod %s has no IP yet", pod.Name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, reloadReadTimeout)
+	defer cancel()
+	url := "http://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort)) + operand.ReloadStatePath
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return state, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return state, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return state, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return state, json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&state)
+}
+
+// ReloadObservation is what the sidecars of pods asked for new content said.
+type ReloadObservation struct {
+	// Pending names the pods that have not loaded it yet; Rejected holds, per pod, why
+	// nginx refused it ("pod: message").
+	Pending, Rejected []string
+}
+
+// awaited is a pod the controller asked for new content, until its sidecar says nginx
+// loaded or rejected it.
+type awaited struct {
+	desired      string
+	since, nudge time.Time
+	// rejected is nginx's message once it refused desired; the pod is no longer read.
+	rejected string
+}
+
+// awaitedPods remembers, by pod UID, the pods asked for new content. It lives in memory:
+// a controller that restarts reads them again at the next content change.
+type awaitedPods struct {
+	mu sync.Mutex
+	m  map[types.UID]*awaited
+}
+
+func (a *awaitedPods) get(uid types.UID) *awaited {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m[uid] == nil {
+		return nil
+	}
+	copied := *a.m[uid]
+	return &copied
+}
+
+func (a *awaitedPods) put(uid types.UID, w *awaited) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil {
+		a.m = map[types.UID]*awaited{}
+	}
+	a.m[uid] = w
+}
+
+func (a *awaitedPods) forget(uid types.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.m, uid)
+}
+
+// ensurePodContent asks every pod of the NginxOperator for the content desired (operand.
+// FormatContentHashes of the volumes) by annotating it, and reads how far the pods asked
+// for a change are. A pod that gets its first annotation runs what it started with: it
+// started after the content was written, so there is nothing to wait for.
+func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOperator, desired string, pods []corev1.Pod) (ReloadObservation, time.Duration, error) {
+	var obs ReloadObservation
+	now := r.Clock.Now()
+	type read struct {
+		pod   *corev1.Pod
+		state operand.ReloadState
+		err   error
+	}
+	var toRead []*read
+	asked := 0
+	for i := range pods {
+		pod := &pods[i]
+		if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			r.awaited.forget(pod.UID)
+			continue
+		}
+		current := pod.Annotations[operand.ContentHashesAnnotation]
+		if current != desired {
+			if err := r.annotatePod(ctx, pod, map[string]string{operand.ContentHashesAnnotation: desired}); err != nil {
+				return obs, 0, err
+			}
+			asked++
+			if current == "" {
+				continue
+			}
+			r.awaited.put(pod.UID, &awaited{desired: desired, since: now, nudge: now})
+		}
+		w := r.awaited.get(pod.UID)
+		switch {
+		case w == nil:
+		case w.desired != desired:
+			r.awaited.forget(pod.UID)
+		case w.rejected != "":
+			obs.Rejected = append(obs.Rejected, pod.Name+": "+w.rejected)
+		case now.Sub(w.since) > reloadGiveUpAfter:
+			r.awaited.forget(pod.UID)
+		default:
+			toRead = append(toRead, &read{pod: pod})
+		}
+	}
+	if asked > 0 {
+		r.event(no, corev1.EventTypeNormal, "ContentReload", "Reload", "asked %d pods to load content %s", asked, desired)
+	}
+	// The sidecars answer at once or time out: read them side by side.
+	stateOf := r.ReloadState
+	if stateOf == nil {
+		stateOf = HTTPReloadState
+	}
+	var wg sync.WaitGroup
+	for _, rd := range toRead {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rd.state, rd.err = stateOf(ctx, rd.pod)
+		}()
+	}
+	wg.Wait()
+	waiting := 0
+	for _, rd := range toRead {
+		w := r.awaited.get(rd.pod.UID)
+		if w == nil {
+			continue
+		}
+		switch {
+		case rd.err != nil:
+			// Not known: status does not wait for what it cannot see, the next poll retries.
+		case rd.state.Loaded == desired:
+			r.awaited.forget(rd.pod.UID)
+			continue
+		case rd.state.Rejected == desired:
+			w.rejected = rd.state.Message
+			r.awaited.put(rd.pod.UID, w)
+			obs.Rejected = append(obs.Rejected, rd.pod.Name+": "+w.rejected)
+			continue
+		case rd.state.Mounted != desired && now.Sub(w.nudge) > reloadNudgeAfter:
+			if err := r.annotatePod(ctx, rd.pod, map[string]string{ContentSyncAnnotation: now.UTC().Format(time.RFC3339Nano)}); err != nil {
+				return obs, 0, err
+			}
+			w.nudge = now
+			r.awaited.put(rd.pod.UID, w)
+		}
+		waiting++
+		if rd.err == nil {
+			obs.Pending = append(obs.Pending, rd.pod.Name)
+		}
+	}
+	var recheck time.Duration
+	if waiting > 0 {
+		recheck = reloadPollInterval
+	}
+	return obs, recheck, nil
+}
+
+// annotatePod merges annotations into a pod's: a pod update, which also makes the
+// kubelet refresh the pod's volumes.
+func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		return err
+	}
+	return countWrite("Pod", client.IgnoreNotFound(r.Client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, patch))))
+}
