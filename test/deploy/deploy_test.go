@@ -47,6 +47,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		// pods, metrics-server's resolution), and neither touches what the other checks.
 		{"the Prometheus Operator's Prometheus, beside NginxOperators as real pods", inParallel(
 			step{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) { prometheusOperatorScrapes(t, refs) }},
+			step{"a content change reloaded in place and rolled out, at 2 and 20 replicas", reloadVersusRollout},
 			step{"NginxOperators as real pods", inSequence(
 				step{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 				step{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},

@@ -84,10 +84,14 @@ func images(t *testing.T) map[string]string {
 // nodeIP is the real node's address on its bridge (hack/lib-node.sh).
 const nodeIP = "10.88.0.1"
 
-// httpGet fetches a page from a node, pod or service address of the local node. Those
-// addresses exist only on this machine, and the node's guards drop anything for them
-// that would leave it.
+// httpGet fetches a page from a node, pod or service address of the local node: "/" of
+// host:port, or host:port/path. Those addresses exist only on this machine, and the
+// node's guards drop anything for them that would leave it.
 func httpGet(addr string) (string, error) {
+	path := "/"
+	if i := strings.Index(addr, "/"); i >= 0 {
+		addr, path = addr[:i], addr[i:]
+	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", err
@@ -96,7 +100,7 @@ func httpGet(addr string) (string, error) {
 		return "", fmt.Errorf("%s is not an address of the local node", addr)
 	}
 	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + "/")
+	resp, err := c.Get("http://" + addr + path)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,403 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/example/nginx-operator/test/framework"
+)
+
+// reloadConf is an nginx.conf for the default image that includes the status server (for
+// the metrics sidecar) and serves /slow.txt at 16 KiB/s: a long-lived download. extra
+// goes into the server block.
+func reloadConf(extra string) string {
+	return `pid /tmp/nginx.pid;
+events {}
+http {
+  client_body_temp_path /tmp/client_temp;
+  proxy_temp_path /tmp/proxy_temp;
+  fastcgi_temp_path /tmp/fastcgi_temp;
+  uwsgi_temp_path /tmp/uwsgi_temp;
+  scgi_temp_path /tmp/scgi_temp;
+  include /etc/nginx/mime.types;
+  include /etc/nginx/nginx-operator/*.conf;
+  access_log off;
+  server {
+    listen 8080;
+    root /usr/share/nginx/html;
+    location = /healthz { return 200 "ok\n"; }
+    location = /slow.txt { limit_rate 16k; }
+    ` + extra + `
+  }
+}`
+}
+
+// slowSize is /slow.txt: 640 KiB, 40 s at 16 KiB/s, longer than a pod's 30 s of
+// termination grace.
+const slowSize = 640 << 10
+
+// siteContent is the ConfigMap of index.html and /slow.txt.
+func siteContent(name, version string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: %s, namespace: default}
+data:
+  index.html: "content %s\n"
+  slow.txt: %q
+`, name, version, strings.Repeat("s", slowSize))
+}
+
+// clientLoop requests a page through an address 50 times a second and counts the answers.
+type clientLoop struct {
+	ok, failed atomic.Int64
+	mu         sync.Mutex
+	failures   []string
+	seen       map[string]int
+	stop, done chan struct{}
+}
+
+func startClientLoop(addr string) *clientLoop {
+	l := &clientLoop{seen: map[string]int{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		pace := time.NewTicker(20 * time.Millisecond) // a rate limit
+		defer pace.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-pace.C:
+			}
+			body, err := httpGet(addr)
+			l.mu.Lock()
+			if err != nil {
+				l.failed.Add(1)
+				l.failures = append(l.failures, err.Error())
+			} else {
+				l.ok.Add(1)
+				l.seen[strings.TrimSpace(body)]++
+			}
+			l.mu.Unlock()
+		}
+	}()
+	return l
+}
+
+// finish keeps the loop going for n more requests (the pods that go, going), then stops it.
+func (l *clientLoop) finish(t *testing.T, n int64) {
+	t.Helper()
+	after := l.ok.Load() + l.failed.Load()
+	if !framework.Poll(2*time.Minute, 100*time.Millisecond, func() bool { return l.ok.Load()+l.failed.Load()-after >= n }) {
+		t.Errorf("the client loop sent %d requests in 2m, want %d", l.ok.Load()+l.failed.Load()-after, n)
+	}
+	close(l.stop)
+	<-l.done
+}
+
+func (l *clientLoop) report() (ok, failed int64, seen map[string]int, failures []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ok.Load(), l.failed.Load(), l.seen, l.failures[:min(len(l.failures), 5)]
+}
+
+// download is a long-lived GET: its result arrives when the body is read to the end.
+type download struct {
+	bytes int64
+	err   error
+}
+
+func startDownload(addr, path string) <-chan download {
+	result := make(chan download, 1)
+	go func() {
+		if ip := net.ParseIP(strings.Split(addr, ":")[0]); ip == nil || !serviceNet.Contains(ip) {
+			result <- download{err: fmt.Errorf("%s is not a service address of the local node", addr)}
+			return
+		}
+		c := http.Client{Timeout: 3 * time.Minute}
+		resp, err := c.Get("http://" + addr + path)
+		if err != nil {
+			result <- download{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		n, err := io.Copy(io.Discard, resp.Body)
+		result <- download{bytes: n, err: err}
+	}()
+	return result
+}
+
+// kept reports whether a download ended with every byte.
+func (d download) kept() bool { return d.err == nil && d.bytes == slowSize }
+
+// nginxPod is what a content change must not change of a pod.
+type nginxPod struct {
+	name, uid, ip string
+	restarts      int32
+}
+
+func nginxPods(t *testing.T, instance string) []nginxPod {
+	t.Helper()
+	list, err := kubeClient(t).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + instance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pods []nginxPod
+	for _, p := range list.Items {
+		if p.DeletionTimestamp != nil || p.Status.PodIP == "" {
+			continue
+		}
+		var restarts int32
+		for _, cs := range p.Status.ContainerStatuses {
+			restarts += cs.RestartCount
+		}
+		pods = append(pods, nginxPod{name: p.Name, uid: string(p.UID), ip: p.Status.PodIP, restarts: restarts})
+	}
+	return pods
+}
+
+// everyPodServes reports whether every pod answers want on / at its own address.
+func everyPodServes(pods []nginxPod, want string) bool {
+	for _, p := range pods {
+		if body, err := httpGet(net.JoinHostPort(p.ip, "8080")); err != nil || body != want {
+			return false
+		}
+	}
+	return true
+}
+
+// contentReloadsInPlace: with contentUpdate Reload (the default image's default), new
+// content reaches every running pod within seconds, with no new pod, no failed request
+// and a download longer than a pod's termination grace kept to its end; a configuration
+// nginx rejects never serves (the pods keep the previous one) and status quotes nginx;
+// fixed, it loads.
+func contentReloadsInPlace(t *testing.T) {
+	const name, content = "reload-site", "reload-content"
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "ngx", name, "--ignore-not-found")
+		kubectl(t, "", "delete", "configmap", content, "--ignore-not-found")
+	})
+	manifest := func(extra string) string {
+		return `apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: ` + name + `, namespace: default}
+spec:
+  replicas: 2
+  healthcheckPath: /healthz
+  config:
+    inline: |
+` + indent(reloadConf(extra), "      ") + `
+  files: [{configMapName: ` + content + `, mountPath: /usr/share/nginx/html}]
+`
+	}
+	mustKubectl(t, siteContent(content, "v1"), "apply", "-f", "-")
+	mustKubectl(t, manifest(""), "apply", "-f", "-")
+	if got := get(t, "get", "ngx", name, "-o", "jsonpath={.spec.contentUpdate}"); got != "Reload" {
+		t.Fatalf("spec.contentUpdate defaulted to %q, want Reload", got)
+	}
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=180s", "ngx/"+name)
+	pods := nginxPods(t, name)
+	waitFor(t, time.Minute, "content v1 from every pod", func() bool { return everyPodServes(pods, "content v1\n") })
+	generation := get(t, "get", "deployment", name, "-o", "jsonpath={.metadata.generation}")
+	clusterIP := get(t, "get", "service", name, "-o", "jsonpath={.spec.clusterIP}")
+
+	slow := startDownload(clusterIP+":80", "/slow.txt")
+	loop := startClientLoop(clusterIP + ":80")
+	changed := time.Now()
+	mustKubectl(t, siteContent(content, "v2"), "apply", "-f", "-")
+	waitFor(t, 2*time.Minute, "content v2 from every pod", func() bool { return everyPodServes(pods, "content v2\n") })
+	served := time.Since(changed)
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=60s", "ngx/"+name)
+	t.Logf("content v2 served by both pods %s after the write (Reload)", served.Round(10*time.Millisecond))
+
+	// A configuration nginx rejects (an unknown directive passes the syntax check at
+	// admission): it never serves, status says what nginx said.
+	mustKubectl(t, manifest("unknown_directive_xyz on;"), "apply", "-f", "-")
+	var stalled string
+	waitFor(t, 2*time.Minute, "Stalled with nginx's message", func() bool {
+		stalled = get(t, "get", "ngx", name, "-o", `jsonpath={.status.conditions[?(@.type=="Stalled")].status} {.status.conditions[?(@.type=="Stalled")].reason}: {.status.conditions[?(@.type=="Stalled")].message}`)
+		return strings.HasPrefix(stalled, "True ConfigurationRejected:") && strings.Count(stalled, `unknown directive "unknown_directive_xyz"`) == len(pods)
+	})
+	t.Logf("rejected: %s", stalled)
+	if !everyPodServes(pods, "content v2\n") {
+		t.Error("after the rejected configuration, a pod does not serve content v2")
+	}
+	for _, p := range pods {
+		metrics, err := httpGet(net.JoinHostPort(p.ip, "9113") + "/metrics")
+		if err != nil || !strings.Contains(metrics, "nginx_config_last_reload_successful 0") || !strings.Contains(metrics, `nginx_config_reloads_total{result="failure"} 1`) {
+			t.Errorf("pod %s's exporter after the rejection (%v):\n%s", p.name, err, grepLines(metrics, "nginx_config_"))
+		}
+	}
+
+	// Fixed: it loads, and status recovers.
+	mustKubectl(t, manifest(`location = /version { return 200 "v3\n"; }`), "apply", "-f", "-")
+	waitFor(t, 2*time.Minute, "/version from every pod", func() bool {
+		for _, p := range pods {
+			if body, err := httpGet(net.JoinHostPort(p.ip, "8080") + "/version"); err != nil || body != "v3\n" {
+				return false
+			}
+		}
+		return true
+	})
+	mustKubectl(t, "", "wait", "--for=condition=Stalled=False", "--timeout=60s", "ngx/"+name)
+
+	loop.finish(t, 100)
+	ok, failed, seen, failures := loop.report()
+	d := <-slow
+	t.Logf("client loop: %d requests served (%v), %d failed; the 40 s download across three reloads: %d bytes, %v", ok, seen, failed, d.bytes, d.err)
+	if failed != 0 {
+		t.Errorf("%d requests failed: %q", failed, failures)
+	}
+	if !d.kept() {
+		t.Errorf("the download across the reloads got %d of %d bytes: %v", d.bytes, slowSize, d.err)
+	}
+	if after := nginxPods(t, name); fmt.Sprint(after) != fmt.Sprint(pods) {
+		t.Errorf("the pods changed: %v, then %v", pods, after)
+	}
+	if got := get(t, "get", "deployment", name, "-o", "jsonpath={.metadata.generation}"); got != generation {
+		t.Errorf("the Deployment changed (generation %s, then %s)", generation, got)
+	}
+}
+
+func grepLines(text, prefix string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// contentUpdateFigures is one row of the reload-versus-rollout table.
+type contentUpdateFigures struct {
+	mode             string
+	replicas         int
+	toServe          time.Duration // from the write to every pod serving the new content
+	requests, failed int64
+	kept, downloads  int // long-lived downloads (40 s) that got every byte
+	newPods          int
+}
+
+// measureContentUpdate writes content version to the NginxOperator name's ConfigMap under
+// a client loop and long-lived downloads through its Service, and measures until every
+// pod serves it (the new pods, after a rollout).
+func measureContentUpdate(t *testing.T, name, content, mode, version string, replicas int) contentUpdateFigures {
+	t.Helper()
+	before := nginxPods(t, name)
+	clusterIP := get(t, "get", "service", name, "-o", "jsonpath={.spec.clusterIP}")
+	var slow []<-chan download
+	for range 2 {
+		slow = append(slow, startDownload(clusterIP+":80", "/slow.txt"))
+	}
+	loop := startClientLoop(clusterIP + ":80")
+	changed := time.Now()
+	mustKubectl(t, siteContent(content, version), "apply", "-f", "-")
+	want := "content " + version + "\n"
+	waitFor(t, 5*time.Minute, fmt.Sprintf("content %s from all %d pods", version, replicas), func() bool {
+		pods := nginxPods(t, name)
+		return len(pods) == replicas && everyPodServes(pods, want)
+	})
+	f := contentUpdateFigures{mode: mode, replicas: replicas, toServe: time.Since(changed), downloads: len(slow)}
+	loop.finish(t, 100)
+	ok, failed, _, failures := loop.report()
+	f.requests, f.failed = ok+failed, failed
+	if failed != 0 {
+		t.Errorf("%s of %d pods: %d requests failed: %q", mode, replicas, failed, failures)
+	}
+	for _, c := range slow {
+		if d := <-c; d.kept() {
+			f.kept++
+		}
+	}
+	uids := map[string]bool{}
+	for _, p := range before {
+		uids[p.uid] = true
+	}
+	for _, p := range nginxPods(t, name) {
+		if !uids[p.uid] {
+			f.newPods++
+		}
+	}
+	return f
+}
+
+// reloadVersusRollout measures a content change at 2 and 20 replicas, reloaded in place
+// and rolled out, and prints the table the default was chosen from (docs/api.md). It
+// asserts what must hold in both modes (no failed request; Reload replaces no pod and
+// keeps every long-lived download), never a duration.
+func reloadVersusRollout(t *testing.T) {
+	var rows []contentUpdateFigures
+	for _, replicas := range []int{2, 20} {
+		name := fmt.Sprintf("content-%d", replicas)
+		content := name + "-html"
+		t.Cleanup(func() {
+			kubectl(t, "", "delete", "ngx", name, "--ignore-not-found")
+			kubectl(t, "", "delete", "configmap", content, "--ignore-not-found")
+		})
+		manifest := func(mode string) string {
+			return fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
+kind: NginxOperator
+metadata: {name: %s, namespace: default}
+spec:
+  replicas: %d
+  contentUpdate: %s
+  healthcheckPath: /healthz
+  config:
+    inline: |
+%s
+  files: [{configMapName: %s, mountPath: /usr/share/nginx/html}]
+`, name, replicas, mode, indent(reloadConf(""), "      "), content)
+		}
+		mustKubectl(t, siteContent(content, "v1"), "apply", "-f", "-")
+		mustKubectl(t, manifest("Reload"), "apply", "-f", "-")
+		start := time.Now()
+		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
+		t.Logf("%d pods Ready in %s", replicas, time.Since(start).Round(100*time.Millisecond))
+		reload := measureContentUpdate(t, name, content, "Reload", "v2", replicas)
+		if reload.newPods != 0 || reload.kept != reload.downloads {
+			t.Errorf("Reload of %d pods: %d new pods, %d of %d downloads kept", replicas, reload.newPods, reload.kept, reload.downloads)
+		}
+		// The same pods switch to Rollout (this rolls them once), then the content changes.
+		mustKubectl(t, manifest("Rollout"), "apply", "-f", "-")
+		mustKubectl(t, "", "rollout", "status", "deployment/"+name, "--timeout=5m")
+		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
+		rollout := measureContentUpdate(t, name, content, "Rollout", "v3", replicas)
+		if rollout.newPods != replicas {
+			t.Errorf("Rollout of %d pods replaced %d", replicas, rollout.newPods)
+		}
+		rows = append(rows, reload, rollout)
+		kubectl(t, "", "delete", "ngx", name, "--wait=false")
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "| replicas | contentUpdate | write to every pod serving | requests | failed | 40 s downloads kept | new pods |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&table, "| %d | %s | %s | %d | %d | %d of %d | %d |\n", r.replicas, r.mode, r.toServe.Round(10*time.Millisecond), r.requests, r.failed, r.kept, r.downloads, r.newPods)
+	}
+	t.Logf("a content change, reloaded in place and rolled out:\n%s", table.String())
+}
