@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/example/nginx-operator/test/framework"
@@ -62,7 +63,8 @@ http {
 // termination grace.
 const slowSize = 640 << 10
 
-// siteContent is the ConfigMap of index.html and /slow.txt.
+// siteContent is the ConfigMap of index.html and /slow.txt, applied server-side: a
+// client-side apply would copy the 640 KiB into an annotation, over its limit.
 func siteContent(name, version string) string {
 	return fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
@@ -79,11 +81,12 @@ type clientLoop struct {
 	mu         sync.Mutex
 	failures   []string
 	seen       map[string]int
+	last       map[string]time.Time // when each answer was last seen
 	stop, done chan struct{}
 }
 
 func startClientLoop(addr string) *clientLoop {
-	l := &clientLoop{seen: map[string]int{}, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &clientLoop{seen: map[string]int{}, last: map[string]time.Time{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		pace := time.NewTicker(20 * time.Millisecond) // a rate limit
@@ -102,6 +105,7 @@ func startClientLoop(addr string) *clientLoop {
 			} else {
 				l.ok.Add(1)
 				l.seen[strings.TrimSpace(body)]++
+				l.last[strings.TrimSpace(body)] = time.Now()
 			}
 			l.mu.Unlock()
 		}
@@ -118,6 +122,13 @@ func (l *clientLoop) finish(t *testing.T, n int64) {
 	}
 	close(l.stop)
 	<-l.done
+}
+
+// lastSeen is when the loop last got answer.
+func (l *clientLoop) lastSeen(answer string) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.last[answer]
 }
 
 func (l *clientLoop) report() (ok, failed int64, seen map[string]int, failures []string) {
@@ -150,6 +161,16 @@ func startDownload(addr, path string) <-chan download {
 		result <- download{bytes: n, err: err}
 	}()
 	return result
+}
+
+// serviceAnswers waits until the Service answers want on / (any page when want is ""): a
+// new ClusterIP refuses connections for a moment after its endpoints appear.
+func serviceAnswers(t *testing.T, clusterIP, want string) {
+	t.Helper()
+	waitFor(t, time.Minute, "the Service to answer", func() bool {
+		body, err := httpGet(clusterIP + ":80")
+		return err == nil && (want == "" || body == want)
+	})
 }
 
 // kept reports whether a download ended with every byte.
@@ -215,7 +236,7 @@ spec:
   files: [{configMapName: ` + content + `, mountPath: /usr/share/nginx/html}]
 `
 	}
-	mustKubectl(t, siteContent(content, "v1"), "apply", "-f", "-")
+	mustKubectl(t, siteContent(content, "v1"), "apply", "--server-side", "-f", "-")
 	mustKubectl(t, manifest(""), "apply", "-f", "-")
 	if got := get(t, "get", "ngx", name, "-o", "jsonpath={.spec.contentUpdate}"); got != "Reload" {
 		t.Fatalf("spec.contentUpdate defaulted to %q, want Reload", got)
@@ -225,11 +246,12 @@ spec:
 	waitFor(t, time.Minute, "content v1 from every pod", func() bool { return everyPodServes(pods, "content v1\n") })
 	generation := get(t, "get", "deployment", name, "-o", "jsonpath={.metadata.generation}")
 	clusterIP := get(t, "get", "service", name, "-o", "jsonpath={.spec.clusterIP}")
+	serviceAnswers(t, clusterIP, "content v1\n")
 
 	slow := startDownload(clusterIP+":80", "/slow.txt")
 	loop := startClientLoop(clusterIP + ":80")
 	changed := time.Now()
-	mustKubectl(t, siteContent(content, "v2"), "apply", "-f", "-")
+	mustKubectl(t, siteContent(content, "v2"), "apply", "--server-side", "-f", "-")
 	waitFor(t, 2*time.Minute, "content v2 from every pod", func() bool { return everyPodServes(pods, "content v2\n") })
 	served := time.Since(changed)
 	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=60s", "ngx/"+name)
@@ -299,32 +321,94 @@ type contentUpdateFigures struct {
 	mode             string
 	replicas         int
 	toServe          time.Duration // from the write to every pod serving the new content
+	lastOld          time.Duration // from the write to the last old answer through the Service
+	oldGone          time.Duration // from the write to the last replaced pod gone
 	requests, failed int64
 	kept, downloads  int // long-lived downloads (40 s) that got every byte
 	newPods          int
 }
 
-// measureContentUpdate writes content version to the NginxOperator name's ConfigMap under
-// a client loop and long-lived downloads through its Service, and measures until every
-// pod serves it (the new pods, after a rollout).
-func measureContentUpdate(t *testing.T, name, content, mode, version string, replicas int) contentUpdateFigures {
+// measureContentUpdate applies version (a one-line change of nginx.conf: what / answers)
+// under a client loop and long-lived downloads through the NginxOperator's Service, and
+// measures until every pod serves it: the same pods after a reload, only new pods after a
+// rollout. (Files of spec.files would not do: nginx serves them from disk, and the kubelet
+// refreshes their volume by itself, so old pods of a rollout may serve new files too.)
+func measureContentUpdate(t *testing.T, name, mode, previous, version string, replicas int, apply func(version string)) contentUpdateFigures {
 	t.Helper()
 	before := nginxPods(t, name)
 	clusterIP := get(t, "get", "service", name, "-o", "jsonpath={.spec.clusterIP}")
+	serviceAnswers(t, clusterIP, "")
 	var slow []<-chan download
 	for range 2 {
 		slow = append(slow, startDownload(clusterIP+":80", "/slow.txt"))
 	}
 	loop := startClientLoop(clusterIP + ":80")
+	uids := map[string]bool{}
+	for _, p := range before {
+		uids[p.uid] = true
+	}
+	// replaced counts the pods of before that a rollout must replace and are still there
+	// (terminating ones too when all is true).
+	replaced := func(pods []corev1.Pod, all bool) int {
+		n := 0
+		for _, p := range pods {
+			if uids[string(p.UID)] && (all || p.DeletionTimestamp == nil) {
+				n++
+			}
+		}
+		return n
+	}
+	list := func() []corev1.Pod {
+		l, err := kubeClient(t).CoreV1().Pods("default").List(context.Background(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Items
+	}
 	changed := time.Now()
-	mustKubectl(t, siteContent(content, version), "apply", "-f", "-")
+	apply(version)
 	want := "content " + version + "\n"
+	// When each pod first served it, and what the others answered meanwhile.
+	served, answered := map[string]time.Duration{}, map[string]string{}
 	waitFor(t, 5*time.Minute, fmt.Sprintf("content %s from all %d pods", version, replicas), func() bool {
 		pods := nginxPods(t, name)
-		return len(pods) == replicas && everyPodServes(pods, want)
+		for _, p := range pods {
+			if _, done := served[p.name]; done {
+				continue
+			}
+			body, err := httpGet(net.JoinHostPort(p.ip, "8080"))
+			if err == nil && body == want {
+				served[p.name] = time.Since(changed)
+			} else {
+				answered[p.name] = fmt.Sprintf("%q %v at %s", body, err, time.Since(changed).Round(10*time.Millisecond))
+			}
+		}
+		all := len(pods) == replicas
+		for _, p := range pods {
+			_, done := served[p.name]
+			all = all && done
+		}
+		return all && (mode == "Reload" || replaced(list(), false) == 0)
 	})
 	f := contentUpdateFigures{mode: mode, replicas: replicas, toServe: time.Since(changed), downloads: len(slow)}
+	slowest, last := "", time.Duration(0)
+	for pod, d := range served {
+		if d > last {
+			slowest, last = pod, d
+		}
+	}
+	t.Logf("%s of %d pods: the last pod (%s) served %s at %s; before, it answered %s", mode, replicas, slowest, version, last.Round(10*time.Millisecond), answered[slowest])
+	// The replaced pods finish their requests, the long-lived ones up to their grace period.
+	if mode == "Rollout" {
+		waitFor(t, 3*time.Minute, "the replaced pods gone", func() bool { return replaced(list(), true) == 0 })
+	}
+	if mode == "Rollout" {
+		f.oldGone = time.Since(changed)
+	}
 	loop.finish(t, 100)
+	if last := loop.lastSeen("content " + previous); last.After(changed) {
+		f.lastOld = last.Sub(changed)
+	}
 	ok, failed, _, failures := loop.report()
 	f.requests, f.failed = ok+failed, failed
 	if failed != 0 {
@@ -334,10 +418,6 @@ func measureContentUpdate(t *testing.T, name, content, mode, version string, rep
 		if d := <-c; d.kept() {
 			f.kept++
 		}
-	}
-	uids := map[string]bool{}
-	for _, p := range before {
-		uids[p.uid] = true
 	}
 	for _, p := range nginxPods(t, name) {
 		if !uids[p.uid] {
@@ -360,7 +440,7 @@ func reloadVersusRollout(t *testing.T) {
 			kubectl(t, "", "delete", "ngx", name, "--ignore-not-found")
 			kubectl(t, "", "delete", "configmap", content, "--ignore-not-found")
 		})
-		manifest := func(mode string) string {
+		manifest := func(mode, version string) string {
 			return fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator
 metadata: {name: %s, namespace: default}
@@ -372,22 +452,22 @@ spec:
     inline: |
 %s
   files: [{configMapName: %s, mountPath: /usr/share/nginx/html}]
-`, name, replicas, mode, indent(reloadConf(""), "      "), content)
+`, name, replicas, mode, indent(reloadConf(`location = / { return 200 "content `+version+`\n"; }`), "      "), content)
 		}
-		mustKubectl(t, siteContent(content, "v1"), "apply", "-f", "-")
-		mustKubectl(t, manifest("Reload"), "apply", "-f", "-")
+		mustKubectl(t, siteContent(content, "v1"), "apply", "--server-side", "-f", "-")
+		mustKubectl(t, manifest("Reload", "v1"), "apply", "-f", "-")
 		start := time.Now()
 		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
 		t.Logf("%d pods Ready in %s", replicas, time.Since(start).Round(100*time.Millisecond))
-		reload := measureContentUpdate(t, name, content, "Reload", "v2", replicas)
+		reload := measureContentUpdate(t, name, "Reload", "v1", "v2", replicas, func(v string) { mustKubectl(t, manifest("Reload", v), "apply", "-f", "-") })
 		if reload.newPods != 0 || reload.kept != reload.downloads {
 			t.Errorf("Reload of %d pods: %d new pods, %d of %d downloads kept", replicas, reload.newPods, reload.kept, reload.downloads)
 		}
 		// The same pods switch to Rollout (this rolls them once), then the content changes.
-		mustKubectl(t, manifest("Rollout"), "apply", "-f", "-")
+		mustKubectl(t, manifest("Rollout", "v2"), "apply", "-f", "-")
 		mustKubectl(t, "", "rollout", "status", "deployment/"+name, "--timeout=5m")
 		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
-		rollout := measureContentUpdate(t, name, content, "Rollout", "v3", replicas)
+		rollout := measureContentUpdate(t, name, "Rollout", "v2", "v3", replicas, func(v string) { mustKubectl(t, manifest("Rollout", v), "apply", "-f", "-") })
 		if rollout.newPods != replicas {
 			t.Errorf("Rollout of %d pods replaced %d", replicas, rollout.newPods)
 		}
@@ -395,9 +475,14 @@ spec:
 		kubectl(t, "", "delete", "ngx", name, "--wait=false")
 	}
 	var table strings.Builder
-	fmt.Fprintf(&table, "| replicas | contentUpdate | write to every pod serving | requests | failed | 40 s downloads kept | new pods |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&table, "| replicas | contentUpdate | write to every pod serving it | last old answer | replaced pods gone | requests | failed | 40 s downloads kept | new pods |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&table, "| %d | %s | %s | %d | %d | %d of %d | %d |\n", r.replicas, r.mode, r.toServe.Round(10*time.Millisecond), r.requests, r.failed, r.kept, r.downloads, r.newPods)
+		gone := "none replaced"
+		if r.newPods > 0 {
+			gone = r.oldGone.Round(10 * time.Millisecond).String()
+		}
+		fmt.Fprintf(&table, "| %d | %s | %s | %s | %s | %d | %d | %d of %d | %d |\n", r.replicas, r.mode, r.toServe.Round(10*time.Millisecond),
+			r.lastOld.Round(10*time.Millisecond), gone, r.requests, r.failed, r.kept, r.downloads, r.newPods)
 	}
 	t.Logf("a content change, reloaded in place and rolled out:\n%s", table.String())
 }
