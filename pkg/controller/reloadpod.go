@@ -49,9 +49,21 @@ const (
 // reloadLogVolumeName is the emptyDir nginx writes its errors to for the sidecar.
 const reloadLogVolumeName = "nginx-operator-log"
 
-// Reloads reports whether the pods of the spec reload new content in place.
+// Reloads reports whether the pods of the spec reload new content in place: asked for, or
+// left to the controller and possible (operand.CanReload). A spec that mounts no content
+// has nothing to reload and keeps the plain pod.
 func Reloads(spec *v1alpha2.NginxOperatorSpec) bool {
-	return spec.ContentUpdate == v1alpha2.ContentUpdateReload && MetricsEnabled(spec)
+	if !MetricsEnabled(spec) || len(contentVolumes(spec)) == 0 {
+		return false
+	}
+	switch spec.ContentUpdate {
+	case v1alpha2.ContentUpdateReload:
+		return true
+	case v1alpha2.ContentUpdateRollout:
+		return false
+	}
+	user, known := v1alpha2.NginxUser(spec)
+	return operand.CanReload(true, user, known)
 }
 
 // contentVolumes are the volumes whose content Reload follows, by name: spec.config,
@@ -103,7 +115,8 @@ func withReload(no *v1alpha2.NginxOperator, podSpec *corev1ac.PodSpecApplyConfig
 	exporter.WithArgs("--reload-content-dir="+operand.ReloadContentDirectory,
 		"--reload-desired-file="+operand.ReloadDesiredFile,
 		"--reload-error-log="+errorLog)
-	// Validation makes sure the user is known and not root.
+	// Validation (an explicit Reload) or Reloads (an unset one) made sure the user is
+	// known and not root.
 	user, _ := v1alpha2.NginxUser(spec)
 	exporter.SecurityContext.WithRunAsUser(user)
 	return volumes

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
@@ -100,5 +101,50 @@ func TestContentChangeRollsOnlyInRolloutMode(t *testing.T) {
 		if same != (mode == v1alpha2.ContentUpdateReload) {
 			t.Errorf("%s: templates for two contents are the same: %v", mode, same)
 		}
+	}
+}
+
+// TestReloadsWhereThePodsCan: an unset spec.contentUpdate reloads where the pods can (the
+// sidecar runs and nginx's user is known and not root) and the spec mounts content; set,
+// it is obeyed (validation refuses a Reload that cannot work).
+func TestReloadsWhereThePodsCan(t *testing.T) {
+	user := func(uid int64) func(*v1alpha2.NginxOperatorSpec) {
+		return func(s *v1alpha2.NginxOperatorSpec) {
+			s.SecurityContext = &corev1.SecurityContext{RunAsUser: ptr.To(uid)}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*v1alpha2.NginxOperatorSpec)
+		want   bool
+	}{
+		{"unset, the default image", func(s *v1alpha2.NginxOperatorSpec) { s.Image = v1alpha2.DefaultImage }, true},
+		{"unset, a named image without a user", func(s *v1alpha2.NginxOperatorSpec) {}, false},
+		{"unset, a named image with its user", user(1000), true},
+		{"unset, the pod's user", func(s *v1alpha2.NginxOperatorSpec) {
+			s.Pod = &v1alpha2.PodOptions{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](1000)}}
+		}, true},
+		{"unset, root", user(0), false},
+		{"unset, the default image, no content mounted", func(s *v1alpha2.NginxOperatorSpec) { s.Image, s.Config = v1alpha2.DefaultImage, nil }, false},
+		{"unset, the default image, metrics off", func(s *v1alpha2.NginxOperatorSpec) {
+			s.Image, s.Metrics = v1alpha2.DefaultImage, &v1alpha2.MetricsSpec{Enabled: ptr.To(false)}
+		}, false},
+		{"Rollout", func(s *v1alpha2.NginxOperatorSpec) {
+			s.Image, s.ContentUpdate = v1alpha2.DefaultImage, v1alpha2.ContentUpdateRollout
+		}, false},
+		{"Reload", func(s *v1alpha2.NginxOperatorSpec) { user(1000)(s); s.ContentUpdate = v1alpha2.ContentUpdateReload }, true},
+		{"files only", func(s *v1alpha2.NginxOperatorSpec) {
+			s.Image, s.Config = v1alpha2.DefaultImage, nil
+			s.Files = []v1alpha2.ConfigMapFiles{{ConfigMapName: "html", MountPath: "/usr/share/nginx/html"}}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := withMetricsOn(sample("web")).Spec
+			spec.Config = &v1alpha2.ConfigSource{Inline: "events {}\n"}
+			tc.mutate(&spec)
+			if got := Reloads(&spec); got != tc.want {
+				t.Errorf("Reloads = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

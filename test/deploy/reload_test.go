@@ -238,10 +238,14 @@ spec:
 	}
 	mustKubectl(t, siteContent(content, "v1"), "apply", "--server-side", "-f", "-")
 	mustKubectl(t, manifest(""), "apply", "-f", "-")
-	if got := get(t, "get", "ngx", name, "-o", "jsonpath={.spec.contentUpdate}"); got != "Reload" {
-		t.Fatalf("spec.contentUpdate defaulted to %q, want Reload", got)
+	// Unset: the controller reloads, for the default image's user is known.
+	if got := get(t, "get", "ngx", name, "-o", "jsonpath={.spec.contentUpdate}"); got != "" {
+		t.Fatalf("spec.contentUpdate = %q, want it left unset", got)
 	}
 	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=180s", "ngx/"+name)
+	if got := get(t, "get", "deployment", name, "-o", "jsonpath={.spec.template.spec.shareProcessNamespace}"); got != "true" {
+		t.Fatalf("the pods do not share their process namespace (%q): not in Reload mode", got)
+	}
 	pods := nginxPods(t, name)
 	waitFor(t, time.Minute, "content v1 from every pod", func() bool { return everyPodServes(pods, "content v1\n") })
 	generation := get(t, "get", "deployment", name, "-o", "jsonpath={.metadata.generation}")

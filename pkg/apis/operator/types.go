@@ -80,8 +80,8 @@ type NginxOperatorSpec struct {
 	Scratch []ScratchVolume
 	// Metrics says whether the pods export nginx's metrics; on when nil.
 	Metrics *MetricsSpec
-	// ContentUpdate is how new content reaches running pods: Reload or Rollout ("" is
-	// Rollout; the versioned defaulting always sets it).
+	// ContentUpdate is how new content reaches running pods: Reload, Rollout, or "" for
+	// Reload where the pods can reload, else Rollout.
 	ContentUpdate ContentUpdatePolicy
 }
 

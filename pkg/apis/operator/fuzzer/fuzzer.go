@@ -58,9 +58,7 @@ var Funcs = func(codecs runtimeserializer.CodecFactory) []interface{} {
 				enabled := c.Bool()
 				s.Metrics.Enabled = &enabled
 			}
-			if s.ContentUpdate == "" {
-				s.ContentUpdate = []operator.ContentUpdatePolicy{operator.ContentUpdateReload, operator.ContentUpdateRollout}[c.Intn(2)]
-			}
+			s.ContentUpdate = []operator.ContentUpdatePolicy{"", operator.ContentUpdateReload, operator.ContentUpdateRollout}[c.Intn(3)]
 		},
 		// Mirrors the +default=false marker on FileKeySelector.optional.
 		func(s *corev1.FileKeySelector, c randfill.Continue) {

@@ -88,15 +88,6 @@ func CanReload(metricsEnabled bool, user int64, userKnown bool) bool {
 	return metricsEnabled && userKnown && user != 0
 }
 
-// DefaultContentUpdate is spec.contentUpdate when a spec leaves it out: Reload where the
-// pods can reload, else Rollout.
-func DefaultContentUpdate(metricsEnabled bool, user int64, userKnown bool) string {
-	if CanReload(metricsEnabled, user, userKnown) {
-		return ContentUpdateReload
-	}
-	return ContentUpdateRollout
-}
-
 // ReloadState is what the sidecar reports on ReloadStatePath. Hashes are in the form of
 // FormatContentHashes; "" when there is none.
 type ReloadState struct {

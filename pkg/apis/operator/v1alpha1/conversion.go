@@ -170,10 +170,6 @@ func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxO
 	// Metrics as v1alpha2 defaults them: on, unless nginx's port is the exporter's; an
 	// object whose setting differs keeps it in the annotation.
 	out.Metrics = &operator.MetricsSpec{Enabled: ptr.To(!operand.TakesMetricsPort(out.Ports))}
-	// The same for contentUpdate: v1alpha1's stock image runs as a user the spec does not
-	// name, so such an object rolls its pods.
-	user, known := operand.NginxUser(nil, nil, out.Image)
-	out.ContentUpdate = operator.ContentUpdatePolicy(operand.DefaultContentUpdate(*out.Metrics.Enabled, user, known))
 	return nil
 }
 

@@ -83,7 +83,6 @@ func TestPlainV1alpha1NeedsNoAnnotation(t *testing.T) {
 		Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
 		Service:       &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP, Ports: []operator.ServicePort{{Name: "http", Port: 8080}}},
 		Metrics:       &operator.MetricsSpec{Enabled: ptr.To(true)},
-		ContentUpdate: operator.ContentUpdateRollout,
 	}
 	if diff := cmp.Diff(wantSpec, internal.Spec); diff != "" {
 		t.Fatalf("internal spec (-want +got):\n%s", diff)

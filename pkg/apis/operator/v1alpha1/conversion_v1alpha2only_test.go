@@ -35,8 +35,8 @@ import (
 // TestV1alpha2OnlyFieldsSurviveV1alpha1: a field v1alpha1 cannot express is kept in the
 // preserved-fields annotation, also when it is the only such field, and comes back
 // unchanged through a read-modify-write through v1alpha1 in either wire format; the same
-// object without it (metrics on and a rollout, the defaults and what a v1alpha1 object
-// means; no scratch volumes) needs no annotation.
+// object without it (metrics on, the default and what a v1alpha1 object means; no
+// scratch volumes, contentUpdate unset) needs no annotation.
 func TestV1alpha2OnlyFieldsSurviveV1alpha1(t *testing.T) {
 	plain := func() *v1alpha2.NginxOperator {
 		return &v1alpha2.NginxOperator{
@@ -47,8 +47,6 @@ func TestV1alpha2OnlyFieldsSurviveV1alpha1(t *testing.T) {
 				Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
 				Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
 				Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
-				// What v1alpha1's stock image defaults to: its user is not in the spec.
-				ContentUpdate: v1alpha2.ContentUpdateRollout,
 			},
 		}
 	}

@@ -93,12 +93,10 @@ func SetDefaults_NginxOperatorSpec(spec *NginxOperatorSpec) {
 	if spec.Metrics.Enabled == nil {
 		spec.Metrics.Enabled = ptr.To(!operand.TakesMetricsPort(spec.Ports))
 	}
-	// Content reloads in place wherever the pods can (docs/api.md gives the measurements
-	// that chose it). Like metrics, this fills in objects stored before the field existed.
-	if spec.ContentUpdate == "" {
-		user, known := NginxUser(spec)
-		spec.ContentUpdate = ContentUpdatePolicy(operand.DefaultContentUpdate(*spec.Metrics.Enabled, user, known))
-	}
+	// spec.contentUpdate has no default: unset means "reload where the pods can", which
+	// depends on the image and the security contexts. A stored default would turn invalid
+	// when either changes (a new image whose user is unknown), refusing an update of a
+	// field the writer never set.
 }
 
 // NginxUser is the user nginx runs as when the spec says it (operand.NginxUser).

@@ -168,67 +168,15 @@ func TestDefaults(t *testing.T) {
 			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
 			Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
 		},
-	}, {
-		name: "a named image reloads in place when the spec names nginx's user",
-		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, SecurityContext: &corev1.SecurityContext{RunAsUser: ptr.To[int64](1000)}},
-		want: v1alpha2.NginxOperatorSpec{
-			Image:           v1alpha2.LegacyImage,
-			Replicas:        ptr.To[int32](1),
-			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-			SecurityContext: &corev1.SecurityContext{RunAsUser: ptr.To[int64](1000)},
-			ContentUpdate:   v1alpha2.ContentUpdateReload,
-		},
-	}, {
-		name: "the pod's user counts too, but root never reloads",
-		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Pod: &v1alpha2.PodOptions{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](0)}}},
-		want: v1alpha2.NginxOperatorSpec{
-			Image:         v1alpha2.LegacyImage,
-			Replicas:      ptr.To[int32](1),
-			Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service:       &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-			Pod:           &v1alpha2.PodOptions{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](0)}},
-			ContentUpdate: v1alpha2.ContentUpdateRollout,
-		},
-	}, {
-		name: "the default image without metrics rolls; an explicit policy is kept",
-		in:   v1alpha2.NginxOperatorSpec{Metrics: &v1alpha2.MetricsSpec{Enabled: ptr.To(false)}},
-		want: v1alpha2.NginxOperatorSpec{
-			Image:           v1alpha2.DefaultImage,
-			Replicas:        ptr.To[int32](1),
-			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
-			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-			SecurityContext: restrictedContainer(),
-			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
-			Metrics:         &v1alpha2.MetricsSpec{Enabled: ptr.To(false)},
-			ContentUpdate:   v1alpha2.ContentUpdateRollout,
-		},
-	}, {
-		name: "an explicit Rollout is kept",
-		in:   v1alpha2.NginxOperatorSpec{ContentUpdate: v1alpha2.ContentUpdateRollout},
-		want: v1alpha2.NginxOperatorSpec{
-			Image:           v1alpha2.DefaultImage,
-			Replicas:        ptr.To[int32](1),
-			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
-			Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-			SecurityContext: restrictedContainer(),
-			Pod:             &v1alpha2.PodOptions{SecurityContext: restrictedPod()},
-			ContentUpdate:   v1alpha2.ContentUpdateRollout,
-		},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// Every case but the explicit ones expects metrics on, and reload in place for
-			// the default image (its user is known), a rollout for the others.
+			// Every case but the explicit ones expects metrics on. spec.contentUpdate is
+			// never defaulted (the controller decides an unset one).
 			if tc.want.Metrics == nil {
 				tc.want.Metrics = &v1alpha2.MetricsSpec{Enabled: ptr.To(true)}
 			}
-			if tc.want.ContentUpdate == "" {
-				tc.want.ContentUpdate = v1alpha2.ContentUpdateRollout
-				if tc.want.Image == v1alpha2.DefaultImage {
-					tc.want.ContentUpdate = v1alpha2.ContentUpdateReload
-				}
-			}
+			tc.want.ContentUpdate = tc.in.ContentUpdate
 			obj := &v1alpha2.NginxOperator{Spec: tc.in}
 			scheme.Default(obj)
 			if diff := cmp.Diff(tc.want, obj.Spec); diff != "" {

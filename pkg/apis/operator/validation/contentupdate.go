@@ -32,7 +32,7 @@ var contentUpdatePolicies = []string{operand.ContentUpdateReload, operand.Conten
 func validateContentUpdate(spec *operator.NginxOperatorSpec, fldPath *field.Path) field.ErrorList {
 	p := fldPath.Child("contentUpdate")
 	switch string(spec.ContentUpdate) {
-	case "", operand.ContentUpdateRollout: // "" only in objects that skipped defaulting: Rollout
+	case "", operand.ContentUpdateRollout: // "": reload where the pods can, decided by the controller
 		return nil
 	case operand.ContentUpdateReload:
 	default:

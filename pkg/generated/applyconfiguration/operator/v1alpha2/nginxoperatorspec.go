@@ -94,10 +94,11 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// nginx-exporter sidecar, sharing the pod's process namespace and running as nginx's
 	// user, asks nginx to re-read its configuration once every volume holds it; nginx keeps
 	// serving what it had if it rejects the new configuration, and status says why.
-	// "Rollout": the Deployment replaces the pods. Defaults to Reload where the pods can
-	// reload (spec.metrics on, and nginx's user known and not root: spec.securityContext or
+	// "Rollout": the Deployment replaces the pods. Unset: Reload where the pods can reload
+	// (spec.metrics on, and nginx's user known and not root: spec.securityContext or
 	// spec.pod.securityContext sets runAsUser, or the image is the default one), else
-	// Rollout. Switching it rolls the pods once.
+	// Rollout; it is not stored, so a later change of the image or the user moves it.
+	// A spec that mounts no content has nothing to reload. Switching rolls the pods once.
 	ContentUpdate *operatorv1alpha2.ContentUpdatePolicy `json:"contentUpdate,omitempty"`
 }
 
