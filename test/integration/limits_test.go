@@ -36,6 +36,7 @@ import (
 func TestObjectLimits(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	c := s.httpClient(false)
+	requestsBefore := requestCounts(t, c, s)
 	const jsonType = "application/json"
 	v2 := badInputVersions[0]
 	collection := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
@@ -133,5 +134,5 @@ func TestObjectLimits(t *testing.T) {
 			}
 		})
 	}
-	assertNo5xx(t, c, s)
+	assertNo5xxSince(t, c, s, requestsBefore)
 }
