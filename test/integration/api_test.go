@@ -171,8 +171,10 @@ func TestV1alpha1RequestsCarryADeprecationWarning(t *testing.T) {
 	}
 }
 
+// TestVersionReportsTheNginxOperatorRelease runs the binary: the release it reports is
+// the one the linker stamped into it.
 func TestVersionReportsTheNginxOperatorRelease(t *testing.T) {
-	s := sharedServer(t)
+	s := startBinaryServer(t, t.TempDir())
 	var info version.Info
 	decode(t, get(t, s.httpClient(false), s.url("/version"), "application/json"), &info)
 	if info.GitVersion != builtVersion || info.Major != "0" || info.Minor != "1" || info.EmulationMajor != "0" || info.EmulationMinor != "1" {

@@ -58,7 +58,8 @@ func TestCBORFollowsItsFeatureGate(t *testing.T) {
 	})
 
 	t.Run("on with the feature gate", func(t *testing.T) {
-		s := startServer(t, t.TempDir(), "--feature-gates=CBORServingAndStorage=true")
+		// The binary: the libraries read the gate from one process-wide feature gate.
+		s := startBinaryServer(t, t.TempDir(), "--feature-gates=CBORServingAndStorage=true")
 		admin := s.httpClient(false)
 		for _, tc := range []struct {
 			version string

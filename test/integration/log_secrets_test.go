@@ -40,10 +40,11 @@ import (
 // TestVerboseLogHoldsNoSecrets runs the apiserver at -v=10, where it logs every request,
 // sends requests carrying bearer tokens and basic credentials, with and without the admin
 // client certificate, and checks that none of them, no Authorization header value and no
-// private key of its PKI ends up in the log.
+// private key of its PKI ends up in the log. It runs the binary: -v is process-wide, and
+// the subject is what the process writes.
 func TestVerboseLogHoldsNoSecrets(t *testing.T) {
 	dir := t.TempDir()
-	s := startServer(t, dir, "-v=10")
+	s := startBinaryServer(t, dir, "-v=10")
 	token := "nginx-operator-test-token-" + randomHex(t)
 	password := "nginx-operator-test-password-" + randomHex(t)
 	basic := base64.StdEncoding.EncodeToString([]byte("intruder:" + password))

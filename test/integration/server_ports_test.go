@@ -23,7 +23,10 @@ import (
 	"github.com/example/nginx-operator/test/framework"
 )
 
-func TestStartServerMovesOnWhenItsPortIsTaken(t *testing.T) {
+// TestStartBinaryServerMovesOnWhenItsPortIsTaken: the binary binds a port picked free
+// before it starts, which another process can take first; startBinaryServer then starts
+// it again on another port. (An in-process server is handed a listener bound already.)
+func TestStartBinaryServerMovesOnWhenItsPortIsTaken(t *testing.T) {
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +44,7 @@ func TestStartServerMovesOnWhenItsPortIsTaken(t *testing.T) {
 	}
 	defer func() { pickPort = framework.MustFreePort }()
 
-	s := startServer(t, t.TempDir())
+	s := startBinaryServer(t, t.TempDir())
 	if s.port == takenPort || handedOut != 2 {
 		t.Errorf("server on port %d after %d ports; want another port than the taken %d, on the second try", s.port, handedOut, takenPort)
 	}

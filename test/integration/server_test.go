@@ -14,8 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package integration runs the real apiserver binary in standalone mode on embedded
-// etcd and talks to it over HTTPS with the generated clientset and raw HTTP.
+// Package integration runs the apiserver in standalone mode, each on an etcd of its own,
+// and talks to it over HTTPS with the generated clientset and raw HTTP. The apiserver
+// runs in the test process, from the command's own flags (startServer); the built
+// binary runs only where the process is the subject: its command line, exit codes,
+// version stamp, process-wide flags (-v, --feature-gates) and log.
 package integration
 
 import (
@@ -57,7 +60,11 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	if shared.server != nil {
-		shared.server.stop()
+		if err := shared.server.shutdown(); err != nil {
+			fmt.Fprintf(os.Stderr, "the shared apiserver: %v\n", err)
+			code = 1
+		}
+		os.RemoveAll(shared.server.dataDir)
 	}
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -82,7 +89,9 @@ func sharedServer(t *testing.T) *server {
 			shared.err = err
 			return
 		}
-		shared.server, shared.err = startServerRetrying(t, dir, nil)
+		if shared.server, shared.err = startInProcess(t, dir, nil); shared.err != nil {
+			os.RemoveAll(dir)
+		}
 	})
 	if shared.err != nil {
 		t.Fatalf("the shared apiserver: %v", shared.err)
@@ -108,23 +117,32 @@ func namespaceFor(t *testing.T) string {
 	return strings.Trim(name, "-")
 }
 
-// server is one apiserver process serving a data directory.
+// server is one apiserver serving a data directory: in this test process (startServer)
+// or as the built binary (startBinaryServer).
 type server struct {
 	t       testing.TB
 	dataDir string
 	port    int
-	proc    *framework.Process
 	config  *rest.Config
 	client  *clientset.Clientset
+	// etcdURL is the etcd of an in-process server, which the test started for it; the
+	// binary's embedded etcd is its own and not known here.
+	etcdURL string
+	// shutdown stops the server and waits until it is gone; calling it again returns
+	// what the first call did.
+	shutdown func() error
+	// running reports whether the server has not stopped.
+	running func() bool
+	// panicsBefore is handledPanics when an in-process server was ready.
+	panicsBefore int64
 }
 
-// startServer starts the apiserver in standalone mode on a free loopback port, with
-// extraArgs, and waits until it is ready. A port picked free can be taken by another
-// process before the server binds it (suites run in parallel); then it starts again
-// on another port.
+// startServer starts the apiserver in this process in standalone mode, with extraArgs
+// parsed by its command as the binary parses its command line, and waits until it is
+// ready; t's cleanup stops it.
 func startServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 	t.Helper()
-	s, err := startServerRetrying(t, dataDir, extraArgs)
+	s, err := startInProcess(t, dataDir, extraArgs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,59 +150,30 @@ func startServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 	return s
 }
 
-// startServerRetrying starts a server, on another port while the one picked was taken;
-// the caller stops it.
-func startServerRetrying(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
-	t.Helper()
-	const attempts = 5
-	for attempt := 1; ; attempt++ {
-		s, err := tryStartServer(t, dataDir, extraArgs)
-		if err == nil || !errors.Is(err, errPortTaken) || attempt == attempts {
-			return s, err
-		}
-		t.Logf("attempt %d: %v; starting again on another port", attempt, err)
-	}
-}
-
-var errPortTaken = errors.New("the port was taken before the apiserver could bind it")
-
-// tryStartServer starts one server and waits until it is ready; when it is not, the
-// process is stopped and the error says why.
-func tryStartServer(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
-	t.Helper()
-	s := &server{t: t, dataDir: dataDir, port: pickPort(t)}
-	argv := append([]string{apiserverBinary, "--standalone", "--data-dir", dataDir,
-		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, extraArgs...)
-	proc, err := framework.StartProcess(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)), argv...)
-	if err != nil {
-		return nil, err
-	}
-	s.proc = proc
-
+// waitReady waits until s answers /readyz with ok through the kubeconfig it writes. It
+// gives up when gone is closed (the server ended) or after 90 s.
+func (s *server) waitReady(gone <-chan struct{}) error {
 	started := time.Now()
 	deadline := started.Add(90 * time.Second)
 	for {
 		if err := s.loadClients(); err == nil {
 			if body, err := s.client.RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background()); err == nil && string(body) == "ok" {
-				t.Logf("apiserver ready on port %d after %s", s.port, time.Since(started).Round(time.Millisecond))
-				return s, nil
+				s.t.Logf("apiserver ready on port %d after %s", s.port, time.Since(started).Round(time.Millisecond))
+				return nil
 			}
 		}
 		select {
-		case <-proc.Exited():
-			log := proc.Log()
-			if strings.Contains(log, "bind: address already in use") {
-				return nil, fmt.Errorf("port %d: %w", s.port, errPortTaken)
-			}
-			return nil, fmt.Errorf("apiserver exited early; log: %s", log)
+		case <-gone:
+			return errEnded
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("apiserver not ready within 90s; log: %s", proc.Log())
+			return errors.New("apiserver not ready within 90s")
 		}
 	}
 }
+
+var errEnded = errors.New("the apiserver ended before it was ready")
 
 // loadClients reads the kubeconfig this server writes, once it names this server's
 // port: one left by an earlier server on the same data directory points elsewhere.
@@ -205,8 +194,12 @@ func (s *server) loadClients() error {
 	return nil
 }
 
-// stop terminates the process it started, by PID, and waits for it.
-func (s *server) stop() { s.proc.Stop(os.Interrupt, 30*time.Second) }
+// stop stops s and waits until it is gone; one that does not go fails the test.
+func (s *server) stop() {
+	if err := s.shutdown(); err != nil {
+		s.t.Error(err)
+	}
+}
 
 func (s *server) url(path string) string {
 	return fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path)
@@ -224,6 +217,3 @@ func (s *server) httpClient(anonymous bool) *http.Client {
 	}
 	return c
 }
-
-// pickPort is where servers get their port; a test replaces it to hand out a taken one.
-var pickPort = framework.MustFreePort

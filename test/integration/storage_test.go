@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -36,16 +35,18 @@ import (
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
 )
 
-var etcdURLInLog = regexp.MustCompile(`Started embedded etcd.* url="(http://[^"]+)"`)
+// etcdClient connects to the etcd of s, an in-process server; the caller closes it.
+func etcdClient(s *server) (*clientv3.Client, error) {
+	if s.etcdURL == "" {
+		return nil, fmt.Errorf("the apiserver on port %d runs the binary, whose embedded etcd is its own", s.port)
+	}
+	return clientv3.New(clientv3.Config{Endpoints: []string{s.etcdURL}, DialTimeout: 10 * time.Second})
+}
 
-// storedObjects reads the raw NginxOperator values from the server's embedded etcd, by name.
+// storedObjects reads the raw NginxOperator values from the server's etcd, by name.
 func storedObjects(t testing.TB, s *server) map[string][]byte {
 	t.Helper()
-	match := etcdURLInLog.FindStringSubmatch(s.proc.Log())
-	if match == nil {
-		t.Fatal("embedded etcd URL not in the apiserver log")
-	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: []string{match[1]}, DialTimeout: 10 * time.Second})
+	client, err := etcdClient(s)
 	if err != nil {
 		t.Fatal(err)
 	}
