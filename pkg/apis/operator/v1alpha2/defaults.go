@@ -143,15 +143,18 @@ func setServiceDefaults(svc *ServiceSpec, ports []corev1.ContainerPort) {
 			svc.Ports = append(svc.Ports, ServicePort{Name: p.Name})
 		}
 	}
+	// By name through a map: defaulting runs before validation bounds the lists, so a
+	// request with thousands of ports must not cost their product.
+	byName := make(map[string]int32, len(ports))
+	for i := len(ports) - 1; i >= 0; i-- { // the first port of a name wins, as before
+		byName[ports[i].Name] = ports[i].ContainerPort
+	}
 	for i := range svc.Ports {
 		if svc.Ports[i].Port != 0 {
 			continue
 		}
-		for _, p := range ports {
-			if p.Name == svc.Ports[i].Name {
-				svc.Ports[i].Port = p.ContainerPort
-				break
-			}
+		if port, found := byName[svc.Ports[i].Name]; found {
+			svc.Ports[i].Port = port
 		}
 	}
 }
