@@ -96,14 +96,20 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 	// What grants nothing beyond the pod's own resources needs no permission: scratch
 	// volumes (counted in the container's requests, judged by the namespace's quotas) and
 	// switching nginx's metrics sidecar, on create and on update.
-	t.Run("scratch and metrics need no permission", func(t *testing.T) {
-		manifest := func(enabled bool) string {
+	// Reload shares the pod's process namespace between nginx and our sidecar, which runs as
+	// nginx's user (one the writer may already name): no power beyond the pod's own.
+	t.Run("scratch, metrics and contentUpdate need no permission", func(t *testing.T) {
+		manifest := func(enabled bool, update string) string {
 			return fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: plain-powers, namespace: %s}\n"+
-				"spec: {metrics: {enabled: %t}, scratch: [{name: cache, mountPath: /var/cache/nginx/proxy, medium: Memory, sizeLimit: 64Mi}]}\n", ns, enabled)
+				"spec: {metrics: {enabled: %t}, contentUpdate: %s, securityContext: {runAsUser: 1000}, config: {inline: \"events {}\"},"+
+				" scratch: [{name: cache, mountPath: /var/cache/nginx/proxy, medium: Memory, sizeLimit: 64Mi}]}\n", ns, enabled, update)
 		}
-		for _, enabled := range []bool{false, true} {
-			if _, errOut, err := kubectl(t, manifest(enabled), "apply", "-f", "-", "-n", ns, "--as", writer); err != nil {
-				t.Fatalf("a writer with only NginxOperator rights applying scratch and metrics.enabled=%t: %v %s", enabled, err, errOut)
+		for _, step := range []struct {
+			enabled bool
+			update  string
+		}{{false, "Rollout"}, {true, "Reload"}, {true, "Rollout"}} {
+			if _, errOut, err := kubectl(t, manifest(step.enabled, step.update), "apply", "-f", "-", "-n", ns, "--as", writer); err != nil {
+				t.Fatalf("a writer with only NginxOperator rights applying scratch, metrics.enabled=%t and contentUpdate %s: %v %s", step.enabled, step.update, err, errOut)
 			}
 		}
 	})
