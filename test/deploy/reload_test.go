@@ -431,21 +431,16 @@ func measureContentUpdate(t *testing.T, name, mode, previous, version string, re
 	return f
 }
 
-// reloadVersusRollout measures a content change at 2 and 20 replicas, reloaded in place
-// and rolled out, and prints the table the default was chosen from (docs/api.md). It
-// asserts what must hold in both modes (no failed request; Reload replaces no pod and
-// keeps every long-lived download), never a duration.
-func reloadVersusRollout(t *testing.T) {
-	var rows []contentUpdateFigures
-	for _, replicas := range []int{2, 20} {
-		name := fmt.Sprintf("content-%d", replicas)
-		content := name + "-html"
-		t.Cleanup(func() {
-			kubectl(t, "", "delete", "ngx", name, "--ignore-not-found")
-			kubectl(t, "", "delete", "configmap", content, "--ignore-not-found")
-		})
-		manifest := func(mode, version string) string {
-			return fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
+// measureAtReplicas measures Reload, then Rollout, on one NginxOperator of replicas pods.
+func measureAtReplicas(t *testing.T, replicas int) []contentUpdateFigures {
+	name := fmt.Sprintf("content-%d", replicas)
+	content := name + "-html"
+	t.Cleanup(func() {
+		kubectl(t, "", "delete", "ngx", name, "--ignore-not-found")
+		kubectl(t, "", "delete", "configmap", content, "--ignore-not-found")
+	})
+	manifest := func(mode, version string) string {
+		return fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator
 metadata: {name: %s, namespace: default}
 spec:
@@ -457,30 +452,54 @@ spec:
 %s
   files: [{configMapName: %s, mountPath: /usr/share/nginx/html}]
 `, name, replicas, mode, indent(reloadConf(`location = / { return 200 "content `+version+`\n"; }`), "      "), content)
-		}
-		mustKubectl(t, siteContent(content, "v1"), "apply", "--server-side", "-f", "-")
-		mustKubectl(t, manifest("Reload", "v1"), "apply", "-f", "-")
-		start := time.Now()
-		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
-		t.Logf("%d pods Ready in %s", replicas, time.Since(start).Round(100*time.Millisecond))
-		reload := measureContentUpdate(t, name, "Reload", "v1", "v2", replicas, func(v string) { mustKubectl(t, manifest("Reload", v), "apply", "-f", "-") })
-		if reload.newPods != 0 || reload.kept != reload.downloads {
-			t.Errorf("Reload of %d pods: %d new pods, %d of %d downloads kept", replicas, reload.newPods, reload.kept, reload.downloads)
-		}
-		// The same pods switch to Rollout (this rolls them once), then the content changes.
-		mustKubectl(t, manifest("Rollout", "v2"), "apply", "-f", "-")
-		mustKubectl(t, "", "rollout", "status", "deployment/"+name, "--timeout=5m")
-		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
-		rollout := measureContentUpdate(t, name, "Rollout", "v2", "v3", replicas, func(v string) { mustKubectl(t, manifest("Rollout", v), "apply", "-f", "-") })
-		if rollout.newPods != replicas {
-			t.Errorf("Rollout of %d pods replaced %d", replicas, rollout.newPods)
-		}
-		rows = append(rows, reload, rollout)
-		kubectl(t, "", "delete", "ngx", name, "--wait=false")
 	}
+	mustKubectl(t, siteContent(content, "v1"), "apply", "--server-side", "-f", "-")
+	mustKubectl(t, manifest("Reload", "v1"), "apply", "-f", "-")
+	start := time.Now()
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
+	t.Logf("%d pods Ready in %s", replicas, time.Since(start).Round(100*time.Millisecond))
+	reload := measureContentUpdate(t, name, "Reload", "v1", "v2", replicas, func(v string) { mustKubectl(t, manifest("Reload", v), "apply", "-f", "-") })
+	if reload.newPods != 0 || reload.kept != reload.downloads {
+		t.Errorf("Reload of %d pods: %d new pods, %d of %d downloads kept", replicas, reload.newPods, reload.kept, reload.downloads)
+	}
+	// The same pods switch to Rollout (this rolls them once), then the content changes.
+	mustKubectl(t, manifest("Rollout", "v2"), "apply", "-f", "-")
+	mustKubectl(t, "", "rollout", "status", "deployment/"+name, "--timeout=5m")
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
+	rollout := measureContentUpdate(t, name, "Rollout", "v2", "v3", replicas, func(v string) { mustKubectl(t, manifest("Rollout", v), "apply", "-f", "-") })
+	if rollout.newPods != replicas {
+		t.Errorf("Rollout of %d pods replaced %d", replicas, rollout.newPods)
+	}
+	kubectl(t, "", "delete", "ngx", name, "--wait=false")
+	return []contentUpdateFigures{reload, rollout}
+}
+
+// reloadVersusRollout measures a content change at 2 and 20 replicas, reloaded in place
+// and rolled out, and prints the table the default was chosen from (docs/api.md). It
+// asserts what must hold in both modes (no failed request; Reload replaces no pod and
+// keeps every long-lived download), never a duration.
+func reloadVersusRollout(t *testing.T) {
+	// Both sizes at once, each on its own NginxOperator: the measurements wait mostly (the
+	// downloads, the grace periods), and the 2-core node has room for both.
+	rows := map[int][]contentUpdateFigures{}
+	var wg sync.WaitGroup
+	var lock sync.Mutex
+	for _, replicas := range []int{2, 20} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(fmt.Sprintf("%d replicas", replicas), func(t *testing.T) {
+				figures := measureAtReplicas(t, replicas)
+				lock.Lock()
+				defer lock.Unlock()
+				rows[replicas] = figures
+			})
+		}()
+	}
+	wg.Wait()
 	var table strings.Builder
 	fmt.Fprintf(&table, "| replicas | contentUpdate | write to every pod serving it | last old answer | replaced pods gone | requests | failed | 40 s downloads kept | new pods |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range rows {
+	for _, r := range append(rows[2], rows[20]...) {
 		gone := "none replaced"
 		if r.newPods > 0 {
 			gone = r.oldGone.Round(10 * time.Millisecond).String()
