@@ -85,6 +85,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	no := &v1alpha2.NginxOperator{}
 	if err := r.Client.Get(ctx, req.NamespacedName, no); err != nil {
 		// Deleted: the garbage collector removes the children through their owner references.
+		if apierrors.IsNotFound(err) {
+			r.awaited.forgetGone(req.NamespacedName, nil)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !no.DeletionTimestamp.IsZero() {

@@ -92,6 +92,8 @@ type ReloadObservation struct {
 // awaited is a pod the controller asked for new content, until its sidecar says nginx
 // loaded or rejected it.
 type awaited struct {
+	// owner is the NginxOperator whose pod it is: its entries for pods gone are dropped.
+	owner        types.NamespacedName
 	desired      string
 	since, nudge time.Time
 	// rejected is nginx's message once it refused desired; the pod is no longer read.
@@ -130,6 +132,29 @@ func (a *awaitedPods) forget(uid types.UID) {
 	delete(a.m, uid)
 }
 
+// forgetGone drops owner's entries for pods that are no longer among its pods: a pod
+// deleted before it answered must not stay in memory.
+func (a *awaitedPods) forgetGone(owner types.NamespacedName, pods []corev1.Pod) {
+	listed := make(map[types.UID]bool, len(pods))
+	for i := range pods {
+		listed[pods[i].UID] = true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for uid, w := range a.m {
+		if w.owner == owner && !listed[uid] {
+			delete(a.m, uid)
+		}
+	}
+}
+
+// len is the number of pods awaited, for tests.
+func (a *awaitedPods) len() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.m)
+}
+
 // ensurePodContent asks every pod of the NginxOperator for the content desired (operand.
 // FormatContentHashes of the volumes) by annotating it, and reads how far the pods asked
 // for a change are. A pod that gets its first annotation runs what it started with: it
@@ -137,6 +162,7 @@ func (a *awaitedPods) forget(uid types.UID) {
 func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOperator, desired string, pods []corev1.Pod) (ReloadObservation, time.Duration, error) {
 	var obs ReloadObservation
 	now := r.Clock.Now()
+	r.awaited.forgetGone(client.ObjectKeyFromObject(no), pods)
 	type read struct {
 		pod   *corev1.Pod
 		state operand.ReloadState
@@ -159,7 +185,7 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 			if current == "" {
 				continue
 			}
-			r.awaited.put(pod.UID, &awaited{desired: desired, since: now, nudge: now})
+			r.awaited.put(pod.UID, &awaited{owner: client.ObjectKeyFromObject(no), desired: desired, since: now, nudge: now})
 		}
 		w := r.awaited.get(pod.UID)
 		switch {

@@ -221,6 +221,44 @@ func TestReloadModeDoesNotWaitForSidecarsItCannotReach(t *testing.T) {
 	}
 }
 
+// TestReloadModeForgetsPodsThatAreGone: a pod deleted while the controller waited for its
+// reload leaves nothing in memory.
+func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
+	h := newHarness(t, reloading("web", "events {}\n"), nginxPod("web-a", map[string]string{operand.ContentHashesAnnotation: "config=old"}))
+	h.r.ReloadState = (&sidecars{states: map[string]operand.ReloadState{}}).read
+	h.reconcile("web")
+	if n := h.r.awaited.len(); n != 1 {
+		t.Fatalf("%d pods awaited after the content change, want web-a", n)
+	}
+	pod := &corev1.Pod{}
+	h.get("web-a", pod)
+	if err := h.client.Delete(context.Background(), pod); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile("web")
+	if n := h.r.awaited.len(); n != 0 {
+		t.Errorf("%d pods still awaited after web-a was deleted", n)
+	}
+
+	// And a deleted NginxOperator leaves nothing either.
+	if err := h.client.Create(context.Background(), nginxPod("web-b", map[string]string{operand.ContentHashesAnnotation: "config=old"})); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile("web")
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	if n := h.r.awaited.len(); n != 1 {
+		t.Fatalf("%d pods awaited, want web-b", n)
+	}
+	if err := h.client.Delete(context.Background(), no); err != nil {
+		t.Fatal(err)
+	}
+	h.reconcile("web")
+	if n := h.r.awaited.len(); n != 0 {
+		t.Errorf("%d pods still awaited after the NginxOperator was deleted", n)
+	}
+}
+
 // TestRolloutModeLeavesPodsAlone: without Reload the pods are never annotated nor read.
 func TestRolloutModeLeavesPodsAlone(t *testing.T) {
 	no := reloading("web", "events {}\n")
