@@ -34,29 +34,11 @@ import (
 	"github.com/example/nginx-operator/test/framework"
 )
 
-// reloadConf is an nginx.conf for the default image that includes the status server (for
-// the metrics sidecar) and serves /slow.txt at 16 KiB/s: a long-lived download. extra
-// goes into the server block.
+// reloadConf is nginxConf that also includes the status server (for the metrics sidecar)
+// and serves /slow.txt at 16 KiB/s: a long-lived download. extra goes into the server block.
 func reloadConf(extra string) string {
-	return `pid /tmp/nginx.pid;
-events {}
-http {
-  client_body_temp_path /tmp/client_temp;
-  proxy_temp_path /tmp/proxy_temp;
-  fastcgi_temp_path /tmp/fastcgi_temp;
-  uwsgi_temp_path /tmp/uwsgi_temp;
-  scgi_temp_path /tmp/scgi_temp;
-  include /etc/nginx/mime.types;
-  include /etc/nginx/nginx-operator/*.conf;
-  access_log off;
-  server {
-    listen 8080;
-    root /usr/share/nginx/html;
-    location = /healthz { return 200 "ok\n"; }
-    location = /slow.txt { limit_rate 16k; }
-    ` + extra + `
-  }
-}`
+	return strings.Replace(nginxConf(`location = /slow.txt { limit_rate 16k; }
+    `+extra), "include /etc/nginx/mime.types;", "include /etc/nginx/mime.types;\n  include /etc/nginx/nginx-operator/*.conf;", 1)
 }
 
 // slowSize is /slow.txt: 640 KiB, 40 s at 16 KiB/s, longer than a pod's 30 s of
