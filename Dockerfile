@@ -4,7 +4,7 @@
 #
 #   docker build -t nginx-operator .
 #       compiles both binaries in a golang stage (needs the network for the base image
-#       and Go modules). Optional: --build-arg VERSION=v0.1.0 --build-arg REVISION=$(git rev-parse HEAD)
+#       and Go modules). Optional: --build-arg VERSION=v0.2.0 --build-arg REVISION=$(git rev-parse HEAD)
 #
 #   make images   (hack/images/build.sh)
 #       compiles them on the host into _output/images/bin/<os>_<arch>/ and builds this file with

@@ -38,7 +38,7 @@ import (
 // Set by -ldflags -X. The defaults describe an unstamped build of the current release line.
 var (
 	// gitVersion is a semantic version with a leading "v", e.g. v0.1.0 or v0.2.0-rc.1.
-	gitVersion = "v0.1.0"
+	gitVersion = "v0.2.0"
 	// gitCommit defaults to the revision Go's build stamping recorded, if any.
 	gitCommit = ""
 	// gitTreeState is "clean" or "dirty"; defaults to what Go's build stamping recorded.

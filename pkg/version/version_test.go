@@ -32,7 +32,7 @@ func TestDefaultIsASemanticVersionFromTheFirstReleaseOn(t *testing.T) {
 		t.Errorf("default version %s is before the first release %s", binary, FirstRelease)
 	}
 	info := Get()
-	if info.GitVersion != gitVersion || info.Major != "0" || info.Minor != "1" {
+	if info.GitVersion != gitVersion || info.Major != "0" || info.Minor != "2" {
 		t.Errorf("Get() = %+v, want gitVersion %s, major 0, minor 1", info, gitVersion)
 	}
 }

@@ -67,7 +67,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustKubectl(t, strings.ReplaceAll(strings.ReplaceAll(string(manifest), "registry.k8s.io/etcd:3.6.8-0", etcd), "example.com/nginx-operator:v0.1.0", operator), "apply", "-f", "-")
+		mustKubectl(t, strings.ReplaceAll(strings.ReplaceAll(string(manifest), "registry.k8s.io/etcd:3.6.8-0", etcd), "example.com/nginx-operator:v0.2.0", operator), "apply", "-f", "-")
 	}
 	if out, err := userScript(t, 2*time.Minute, "deploy-certs.sh", "--etcd-only"); err != nil {
 		t.Fatalf("hack/deploy-certs.sh --etcd-only: %v\n%s", err, out)
@@ -88,7 +88,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 			t.Fatal(err)
 		}
 		if strings.HasSuffix(e.Name(), ".clusterserviceversion.yaml") {
-			csv = strings.ReplaceAll(string(data), "example.com/nginx-operator:v0.1.0", operator)
+			csv = strings.ReplaceAll(string(data), "example.com/nginx-operator:v0.2.0", operator)
 			continue
 		}
 		// The bundle's other objects, which OLM's catalog operator applies in the install namespace.

@@ -177,8 +177,8 @@ func TestVersionReportsTheNginxOperatorRelease(t *testing.T) {
 	s := startBinaryServer(t, t.TempDir())
 	var info version.Info
 	decode(t, get(t, s.httpClient(false), s.url("/version"), "application/json"), &info)
-	if info.GitVersion != builtVersion || info.Major != "0" || info.Minor != "1" || info.EmulationMajor != "0" || info.EmulationMinor != "1" {
-		t.Errorf("/version = %+v, want %s (0.1), emulating 0.1", info, builtVersion)
+	if info.GitVersion != builtVersion || info.Major != "0" || info.Minor != "2" || info.EmulationMajor != "0" || info.EmulationMinor != "2" {
+		t.Errorf("/version = %+v, want %s (0.2), emulating 0.2", info, builtVersion)
 	}
 }
 

@@ -44,7 +44,7 @@ var apiserverBinary string
 
 // builtVersion is stamped into the binary the way a release build does, so the tests
 // see it come back from --version and /version.
-const builtVersion = "v0.1.7-integration.1"
+const builtVersion = "v0.2.7-integration.1"
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "nginx-operator-integration-")

@@ -35,7 +35,7 @@ const ContainerName = "controller"
 // without --exporter-image (the local stacks): the operator image `make images` builds
 // for this release line (pkg/version; the controller may not import it).
 func DefaultExporterImage() string {
-	return "localhost/nginx-operator:v0.1.0"
+	return "localhost/nginx-operator:v0.2.0"
 }
 
 // exporterImage is --exporter-image, else the image of the controller's own container
