@@ -24,8 +24,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/component-base/featuregate"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/features"
 	"github.com/example/nginx-operator/pkg/registry/etcderrors"
 	"github.com/example/nginx-operator/pkg/registry/nginxoperator"
 )
@@ -34,11 +36,15 @@ import (
 // nginx-operator's: it decides which API versions are served.
 type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
+	// FeatureGate is nginx-operator's (pkg/features), at the emulated release; nil means
+	// every gate at its default for this binary's release.
+	FeatureGate featuregate.FeatureGate
 }
 
 // CompletedConfig can only be built by Complete.
 type CompletedConfig struct {
-	generic genericapiserver.CompletedConfig
+	generic     genericapiserver.CompletedConfig
+	featureGate featuregate.FeatureGate
 }
 
 // Server is the running nginx-operator API server.
@@ -61,7 +67,11 @@ func (c *Config) Complete() CompletedConfig {
 	c.GenericConfig.BuildHandlerChainFunc = withInnermost(c.GenericConfig.BuildHandlerChainFunc, func(api http.Handler) http.Handler {
 		return renameWarnings(withListWriteBuffer(api), renames)
 	})
-	return CompletedConfig{generic: c.GenericConfig.Complete()}
+	gate := c.FeatureGate
+	if gate == nil {
+		gate = features.NewFeatureGate(c.GenericConfig.EffectiveVersion.BinaryVersion())
+	}
+	return CompletedConfig{generic: c.GenericConfig.Complete(), featureGate: gate}
 }
 
 // withInnermost runs wrap's filters inside the generic chain, where the request already
@@ -95,7 +105,7 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	storage, err := nginxoperator.NewStorage(Scheme, etcderrors.RESTOptionsGetter(c.generic.RESTOptionsGetter))
+	storage, err := nginxoperator.NewStorage(Scheme, etcderrors.RESTOptionsGetter(c.generic.RESTOptionsGetter), c.featureGate)
 	if err != nil {
 		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
 	}

@@ -36,9 +36,16 @@ import (
 // again on another port.
 func startBinaryServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 	t.Helper()
+	return startBinaryServerOf(t, apiserverBinary, dataDir, extraArgs...)
+}
+
+// startBinaryServerOf is startBinaryServer for another build of the apiserver, such as
+// the previous release's.
+func startBinaryServerOf(t testing.TB, binary, dataDir string, extraArgs ...string) *server {
+	t.Helper()
 	const attempts = 5
 	for attempt := 1; ; attempt++ {
-		s, err := tryStartBinary(t, dataDir, extraArgs)
+		s, err := tryStartBinary(t, binary, dataDir, extraArgs)
 		if err == nil {
 			t.Cleanup(s.stop)
 			return s
@@ -54,10 +61,10 @@ var errPortTaken = errors.New("the port was taken before the apiserver could bin
 
 // tryStartBinary starts the binary once and waits until it is ready; when it is not,
 // the process is stopped and the error says why.
-func tryStartBinary(t testing.TB, dataDir string, extraArgs []string) (*server, error) {
+func tryStartBinary(t testing.TB, binary, dataDir string, extraArgs []string) (*server, error) {
 	t.Helper()
 	s := &server{t: t, dataDir: dataDir, port: pickPort(t)}
-	argv := append([]string{apiserverBinary, "--standalone", "--data-dir", dataDir,
+	argv := append([]string{binary, "--standalone", "--data-dir", dataDir,
 		"--bind-address", "127.0.0.1", "--secure-port", fmt.Sprint(s.port)}, extraArgs...)
 	proc, err := framework.StartProcess(filepath.Join(dataDir, fmt.Sprintf("apiserver-%d.log", s.port)), argv...)
 	if err != nil {

@@ -109,6 +109,7 @@ func TestChartRendersTheKustomizations(t *testing.T) {
 		{"artifacts/overlays/etcd-backup", []string{"etcd.snapshots.enabled=true"}},
 		{"artifacts/overlays/encryption-at-rest", []string{"apiserver.encryptionConfig.secretName=nginx-operator-apiserver-encryption-config"}},
 		{"artifacts/overlays/namespaced", []string{"controller.watchNamespaces={default}"}},
+		{"artifacts/overlays/upgrade-window", []string{"apiserver.emulatedVersion=0.1"}},
 	} {
 		t.Run(c.kustomization, func(t *testing.T) {
 			var args []string

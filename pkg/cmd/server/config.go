@@ -25,6 +25,7 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apiserver"
 	"github.com/example/nginx-operator/pkg/standalone"
+	"github.com/example/nginx-operator/pkg/version"
 )
 
 // Config turns completed, valid options into the server's configuration. In standalone
@@ -47,7 +48,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 	if err := o.ServerRun.ApplyTo(&serverConfig.Config); err != nil {
 		return nil, err
 	}
-	// nginx-operator has no feature gates; the generic server's are the libraries'.
+	// The generic server's gates are the libraries'; nginx-operator's own go to its storage.
 	serverConfig.FeatureGate = o.ComponentGlobalsRegistry.FeatureGateFor(basecompatibility.DefaultKubeComponent)
 	codec, err := apiserver.StorageCodec(o.Recommended.Etcd.DefaultStorageMediaType, o.Recommended.Etcd.StorageConfig)
 	if err != nil {
@@ -67,5 +68,5 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		}
 		fmt.Fprintf(o.Out, "Standalone mode: use KUBECONFIG=%s\n", file)
 	}
-	return &apiserver.Config{GenericConfig: serverConfig}, nil
+	return &apiserver.Config{GenericConfig: serverConfig, FeatureGate: o.ComponentGlobalsRegistry.FeatureGateFor(version.ComponentName)}, nil
 }

@@ -23,6 +23,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	basecompatibility "k8s.io/component-base/compatibility"
 
+	"github.com/example/nginx-operator/pkg/features"
 	"github.com/example/nginx-operator/pkg/version"
 )
 
@@ -38,8 +39,8 @@ func registerComponents(registry basecompatibility.ComponentGlobalsRegistry, bin
 	if registry.EffectiveVersionFor(version.ComponentName) != nil {
 		return
 	}
-	// nginx-operator has no feature gates of its own.
-	utilruntime.Must(registry.Register(version.ComponentName, version.NewEffectiveVersion(binary), nil))
+	// nginx-operator's gates follow its emulation version (pkg/features).
+	utilruntime.Must(registry.Register(version.ComponentName, version.NewEffectiveVersion(binary), features.NewFeatureGate(binary)))
 	kubeBinary := registry.EffectiveVersionFor(basecompatibility.DefaultKubeComponent).BinaryVersion()
 	utilruntime.Must(registry.SetVersionMapping(version.ComponentName, basecompatibility.DefaultKubeComponent, kubeVersionFor(kubeBinary)))
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package server
 
 import (
+	"strings"
 	"testing"
 
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -26,6 +27,7 @@ import (
 	basecompatibility "k8s.io/component-base/compatibility"
 
 	"github.com/example/nginx-operator/pkg/apiserver"
+	"github.com/example/nginx-operator/pkg/features"
 	"github.com/example/nginx-operator/pkg/version"
 )
 
@@ -79,5 +81,33 @@ func TestRegisteringTwiceKeepsTheFirstRegistration(t *testing.T) {
 	registerComponents(registry, utilversion.MustParseSemantic("v0.3.0"))
 	if got := registry.EffectiveVersionFor(version.ComponentName).BinaryVersion(); !got.EqualTo(utilversion.MustParseSemantic("v0.2.0")) {
 		t.Errorf("binary version = %s, want the first registration's 0.2.0", got)
+	}
+}
+
+// A release's new fields are off while the server emulates the release before it (the
+// upgrade window), on at its own release, and can be turned off by their gate, but not
+// on while emulating a release that lacks them.
+func TestEmulatedVersionDecidesNginxOperatorsFeatureGates(t *testing.T) {
+	binary := utilversion.MustParseSemantic("v0.2.0")
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"--emulated-version=nginx-operator=0.1"}, false},
+		{[]string{"--feature-gates=nginx-operator:ContentUpdate=false"}, false},
+	} {
+		o, err := parse(t, binary, append([]string{"--etcd-servers=http://127.0.0.1:2379"}, tc.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		// What Config hands the storage.
+		if got := o.ComponentGlobalsRegistry.FeatureGateFor(version.ComponentName).Enabled(features.ContentUpdate); got != tc.want {
+			t.Errorf("%v: ContentUpdate enabled = %t, want %t", tc.args, got, tc.want)
+		}
+	}
+	args := []string{"--etcd-servers=http://127.0.0.1:2379", "--emulated-version=nginx-operator=0.1", "--feature-gates=nginx-operator:ContentUpdate=true"}
+	if _, err := parse(t, binary, args...); err == nil || !strings.Contains(err.Error(), "PreAlpha at emulated version 0.1") {
+		t.Errorf("%v: error %v, want the gate refused before its release", args, err)
 	}
 }

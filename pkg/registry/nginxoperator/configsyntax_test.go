@@ -51,7 +51,7 @@ func syntaxErrors(errs field.ErrorList) field.ErrorList {
 }
 
 func TestConfigSyntaxOnCreate(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme())
+	s := NewStrategy(runtime.NewScheme(), nil)
 	ctx := context.Background()
 	if errs := s.Validate(ctx, withInline(goodConf)); len(errs) != 0 {
 		t.Errorf("a valid configuration was refused: %v", errs)
@@ -72,7 +72,7 @@ func TestConfigSyntaxOnCreate(t *testing.T) {
 }
 
 func TestConfigSyntaxOnUpdateRatchets(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme())
+	s := NewStrategy(runtime.NewScheme(), nil)
 	ctx := context.Background()
 
 	// Stored before the check existed: updates that leave the configuration alone pass.
@@ -107,7 +107,7 @@ func TestConfigSyntaxOnUpdateRatchets(t *testing.T) {
 // TestStatusUpdateIgnoresConfigSyntax: the controller's status writes to an object
 // stored with a broken configuration keep working.
 func TestStatusUpdateIgnoresConfigSyntax(t *testing.T) {
-	s := NewStatusStrategy(NewStrategy(runtime.NewScheme()))
+	s := NewStatusStrategy(NewStrategy(runtime.NewScheme(), nil))
 	ctx := context.Background()
 	stored := withInline(brokenConf)
 	updated := withInline(brokenConf)

@@ -66,7 +66,7 @@ func TestResetFieldsMatchWhatPrepareForUpdateDiscards(t *testing.T) {
 	seed := rand.Int63()
 	t.Logf("fuzz seed %d", seed)
 	fill := fuzzer.FuzzerFor(fuzzer.MergeFuzzerFuncs(metafuzzer.Funcs, operatorfuzzer.Funcs), rand.NewSource(seed), serializer.NewCodecFactory(scheme))
-	main := NewStrategy(scheme)
+	main := NewStrategy(scheme, nil)
 	for name, strategy := range map[string]resetStrategy{"main resource": main, "status": NewStatusStrategy(main)} {
 		t.Run(name, func(t *testing.T) {
 			reset := strategy.GetResetFields()

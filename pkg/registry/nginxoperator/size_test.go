@@ -50,7 +50,7 @@ func padTo(t *testing.T, o *operator.NginxOperator, size int) {
 }
 
 func TestSizeCap(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme())
+	s := NewStrategy(runtime.NewScheme(), nil)
 	ctx := context.Background()
 
 	atCap := sample()
@@ -128,7 +128,7 @@ func TestSizeIsMeasuredNearTheWireForm(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme())
+	s := NewStrategy(runtime.NewScheme(), nil)
 	ctx := context.Background()
 	o := sample() // 2 replicas
 	if w := s.WarningsOnCreate(ctx, o); len(w) != 0 {

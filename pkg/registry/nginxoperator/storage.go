@@ -24,6 +24,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -37,9 +38,10 @@ type Storage struct {
 	Scale         *ScaleREST
 }
 
-// NewStorage builds the etcd-backed storage of nginxoperators.
-func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (*Storage, error) {
-	strategy := NewStrategy(scheme)
+// NewStorage builds the etcd-backed storage of nginxoperators. gates are nginx-operator's
+// feature gates at the server's emulated release: they decide which fields it accepts.
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, gates featuregate.FeatureGate) (*Storage, error) {
+	strategy := NewStrategy(scheme, gates)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &operator.NginxOperator{} },
 		NewListFunc:               func() runtime.Object { return &operator.NginxOperatorList{} },

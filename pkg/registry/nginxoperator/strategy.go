@@ -31,6 +31,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -46,11 +47,14 @@ var servedVersions = []string{"operator.example.com/v1alpha1", "operator.example
 type nginxOperatorStrategy struct {
 	runtime.ObjectTyper
 	names.NameGenerator
+	// gates decide which fields a write may set (gatedfields.go); nil sets none off.
+	gates featuregate.FeatureGate
 }
 
-// NewStrategy returns the strategy of the main resource.
-func NewStrategy(typer runtime.ObjectTyper) nginxOperatorStrategy {
-	return nginxOperatorStrategy{typer, names.SimpleNameGenerator}
+// NewStrategy returns the strategy of the main resource; gates are nginx-operator's
+// feature gates at the server's emulated release.
+func NewStrategy(typer runtime.ObjectTyper, gates featuregate.FeatureGate) nginxOperatorStrategy {
+	return nginxOperatorStrategy{typer, names.SimpleNameGenerator, gates}
 }
 
 func (nginxOperatorStrategy) NamespaceScoped() bool { return true }
@@ -62,15 +66,17 @@ func (nginxOperatorStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpat
 	return resetFields("status")
 }
 
-func (nginxOperatorStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+func (s nginxOperatorStrategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
 	o := obj.(*operator.NginxOperator)
 	o.Status = operator.NginxOperatorStatus{}
 	o.Generation = 1
+	dropDisabledFields(ctx, s.gates, &o.Spec, nil)
 }
 
-func (nginxOperatorStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+func (s nginxOperatorStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	newObj, oldObj := obj.(*operator.NginxOperator), old.(*operator.NginxOperator)
 	newObj.Status = oldObj.Status
+	dropDisabledFields(ctx, s.gates, &newObj.Spec, &oldObj.Spec)
 	if !apiequality.Semantic.DeepEqual(newObj.Spec, oldObj.Spec) {
 		newObj.Generation = oldObj.Generation + 1
 	}

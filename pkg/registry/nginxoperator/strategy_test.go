@@ -43,7 +43,7 @@ func sample() *operator.NginxOperator {
 }
 
 func TestPrepareForCreateDropsStatus(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme())
+	s := NewStrategy(runtime.NewScheme(), nil)
 	o := sample()
 	s.PrepareForCreate(context.Background(), o)
 	if o.Generation != 1 || o.Status.Replicas != 0 || o.Status.Selector != "" {
@@ -52,7 +52,7 @@ func TestPrepareForCreateDropsStatus(t *testing.T) {
 }
 
 func TestPrepareForUpdate(t *testing.T) {
-	s := NewStrategy(runtime.NewScheme())
+	s := NewStrategy(runtime.NewScheme(), nil)
 	ctx := context.Background()
 
 	metaOnly := sample()
@@ -75,7 +75,7 @@ func TestPrepareForUpdate(t *testing.T) {
 }
 
 func TestStatusPrepareForUpdateKeepsSpecAndMetadata(t *testing.T) {
-	s := NewStatusStrategy(NewStrategy(runtime.NewScheme()))
+	s := NewStatusStrategy(NewStrategy(runtime.NewScheme(), nil))
 	o := sample()
 	o.Spec.Replicas = ptr.To[int32](9)
 	o.Labels = map[string]string{"x": "y"}
@@ -90,7 +90,7 @@ func TestStatusPrepareForUpdateKeepsSpecAndMetadata(t *testing.T) {
 }
 
 func TestResetFields(t *testing.T) {
-	main := NewStrategy(runtime.NewScheme())
+	main := NewStrategy(runtime.NewScheme(), nil)
 	status := NewStatusStrategy(main)
 	for _, v := range servedVersions {
 		if got := main.GetResetFields()[fieldpath.APIVersion(v)].String(); got != ".status" {

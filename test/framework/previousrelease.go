@@ -1,0 +1,92 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Release names a release of the product and the commit it is built from.
+type Release struct {
+	Version string
+	Commit  string
+}
+
+// PreviousRelease reads hack/previous-release: the release upgrades are tested from.
+func PreviousRelease(repoRoot string) (Release, error) {
+	data, err := os.ReadFile(filepath.Join(repoRoot, "hack", "previous-release"))
+	if err != nil {
+		return Release{}, err
+	}
+	var r Release
+	scanner := bufio.NewScanner(bytes.NewReader(data))
+	for scanner.Scan() {
+		key, value, _ := strings.Cut(strings.TrimSpace(scanner.Text()), "=")
+		switch key {
+		case "version":
+			r.Version = value
+		case "commit":
+			r.Commit = value
+		}
+	}
+	if r.Version == "" || r.Commit == "" {
+		return Release{}, fmt.Errorf("hack/previous-release names no version and commit")
+	}
+	return r, nil
+}
+
+// CheckOut writes the tree of r's commit into dir, from the history of repoRoot: a
+// clone made with --depth lacks it and says so.
+func (r Release) CheckOut(repoRoot, dir string) error {
+	archive := exec.Command("git", "-C", repoRoot, "archive", "--format=tar", r.Commit)
+	var stderr bytes.Buffer
+	archive.Stderr = &stderr
+	tar := exec.Command("tar", "-x", "-C", dir)
+	pipe, err := archive.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	tar.Stdin = pipe
+	if err := tar.Start(); err != nil {
+		return err
+	}
+	if err := archive.Run(); err != nil {
+		_ = tar.Wait()
+		return fmt.Errorf("git archive %s (release %s; a shallow clone needs `git fetch --unshallow`): %w: %s", r.Commit, r.Version, err, stderr.String())
+	}
+	return tar.Wait()
+}
+
+// Build builds a command of release r (such as ./cmd/apiserver) into out as BuildProduct
+// does, stamped with r's version.
+func (r Release) Build(repoRoot, out, pkg string) error {
+	dir, err := os.MkdirTemp("", "nginx-operator-"+r.Version+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := r.CheckOut(repoRoot, dir); err != nil {
+		return err
+	}
+	return BuildProduct(dir, out, pkg, "-X github.com/example/nginx-operator/pkg/version.gitVersion="+r.Version)
+}
