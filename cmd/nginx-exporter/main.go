@@ -40,7 +40,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/nginxexporter"
 	"github.com/example/nginx-operator/pkg/nginxreload"
 )
@@ -65,9 +65,9 @@ func main() {
 	flag.StringVar(&cfg.listen, "listen-address", ":9113", "Address of /metrics, /healthz and /reload.")
 	flag.StringVar(&cfg.stubStatusURL, "stub-status-url", "http://127.0.0.1:8079/stub_status", "nginx's stub_status page, read on every scrape; \"\" exports no stub_status metric.")
 	flag.DurationVar(&cfg.timeout, "timeout", 2*time.Second, "Time limit of one read of the stub_status page.")
-	flag.StringVar(&cfg.reloadContentDir, "reload-content-dir", "", "Directory of the content volumes, one subdirectory per volume ("+operand.ReloadContentDirectory+" in the pod); \"\" turns reload in place off.")
-	flag.StringVar(&cfg.reloadDesiredFile, "reload-desired-file", operand.ReloadDesiredFile, "File holding the pod's "+operand.ContentHashesAnnotation+" annotation: the content nginx is to load.")
-	flag.StringVar(&cfg.reloadErrorLog, "reload-error-log", "", "nginx's error log ("+operand.ReloadErrorLog+" in the pod): read for the reason of a refused reload and copied to stderr; \"\": a reload's result comes from nginx's workers alone.")
+	flag.StringVar(&cfg.reloadContentDir, "reload-content-dir", "", "Directory of the content volumes, one subdirectory per volume ("+reload.ContentDirectory+" in the pod); \"\" turns reload in place off.")
+	flag.StringVar(&cfg.reloadDesiredFile, "reload-desired-file", reload.DesiredFile, "File holding the pod's "+reload.ContentHashesAnnotation+" annotation: the content nginx is to load.")
+	flag.StringVar(&cfg.reloadErrorLog, "reload-error-log", "", "nginx's error log ("+reload.ErrorLog+" in the pod): read for the reason of a refused reload and copied to stderr; \"\": a reload's result comes from nginx's workers alone.")
 	flag.DurationVar(&cfg.reloadInterval, "reload-interval", nginxreload.DefaultInterval, "How often the content volumes are compared with what is asked for.")
 	flag.DurationVar(&cfg.reloadTimeout, "reload-timeout", nginxreload.DefaultTimeout, "Time nginx has after a SIGHUP to start a new worker or to log why not.")
 	flag.Parse()
@@ -112,7 +112,7 @@ func run(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger) 
 			Logger:      logger,
 		}
 		opts = append(opts, nginxexporter.WithCollector(reloader),
-			nginxexporter.WithHandler("GET "+operand.ReloadStatePath, reloader.StateHandler()))
+			nginxexporter.WithHandler("GET "+reload.StatePath, reloader.StateHandler()))
 	}
 	handler, err := nginxexporter.Handler(collector, logger, opts...)
 	if err != nil {

@@ -31,7 +31,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/nginxreload"
 )
 
@@ -126,10 +126,10 @@ func TestRunWithReload(t *testing.T) {
 		reloadTimeout:     time.Second,
 		nginxLog:          &nginxLog,
 	})
-	want := "config=" + operand.ContentHash(map[string][]byte{"nginx.conf": []byte("events {}\n")})
-	var state operand.ReloadState
+	want := "config=" + reload.ContentHash(map[string][]byte{"nginx.conf": []byte("events {}\n")})
+	var state reload.State
 	poll(t, "/reload to report what nginx started with", func() bool {
-		code, body := get(t, url+operand.ReloadStatePath)
+		code, body := get(t, url+reload.StatePath)
 		return code == http.StatusOK && json.Unmarshal([]byte(body), &state) == nil && state.Loaded == want
 	})
 	code, metrics := get(t, url+"/metrics")
@@ -151,7 +151,7 @@ func TestRunWithReload(t *testing.T) {
 // TestRunWithoutReload: reload in place is off by default: no /reload, no nginx_config_*.
 func TestRunWithoutReload(t *testing.T) {
 	url := start(t, config{stubStatusURL: "http://127.0.0.1:1/stub_status", timeout: time.Second})
-	if code, _ := get(t, url+operand.ReloadStatePath); code != http.StatusNotFound {
+	if code, _ := get(t, url+reload.StatePath); code != http.StatusNotFound {
 		t.Errorf("/reload: %d, want 404", code)
 	}
 	code, metrics := get(t, url+"/metrics")

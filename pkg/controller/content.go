@@ -31,7 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -40,7 +40,7 @@ import (
 // pods wait for them. refused lists references that are never mounted (a Secret in
 // spec.tls that is not of type kubernetes.io/tls). The hash is "" when nothing is mounted,
 // so a spec without mounts keeps the pod template it always had. volumes has the
-// operand.ContentHash of each content volume's files, by volume name, for Reload mode.
+// reload.ContentHash of each content volume's files, by volume name, for Reload mode.
 func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, volumes map[string]string, problems, refused []string, err error) {
 	spec := &no.Spec
 	if spec.Config == nil && len(spec.Files) == 0 && len(spec.TLS) == 0 {
@@ -70,7 +70,7 @@ func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOpera
 			}
 		} else {
 			writeEntry(h, "spec.config.inline", configFileName, []byte(cfg.Inline))
-			volumes[configVolumeName] = operand.ContentHash(map[string][]byte{configFileName: []byte(cfg.Inline)})
+			volumes[configVolumeName] = reload.ContentHash(map[string][]byte{configFileName: []byte(cfg.Inline)})
 		}
 	}
 	for i, f := range spec.Files {
@@ -95,7 +95,7 @@ type mountRef struct {
 type digest struct {
 	resourceVersion string
 	sum             []byte
-	// files is the operand.ContentHash of the files the kubelet writes of it.
+	// files is the reload.ContentHash of the files the kubelet writes of it.
 	files string
 	// problem says why the pods cannot mount it yet; "" when they can.
 	problem string
@@ -215,7 +215,7 @@ func digestOf(obj client.Object, ref mountRef) digest {
 		}
 	}
 	d.sum = h.Sum(nil)
-	d.files = operand.ContentHash(files)
+	d.files = reload.ContentHash(files)
 	return d
 }
 

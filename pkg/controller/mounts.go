@@ -23,6 +23,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -76,7 +77,7 @@ func mounts(no *v1alpha2.NginxOperator) ([]*corev1ac.VolumeApplyConfiguration, [
 			// A directory mount, which the kubelet refreshes; nginx.conf itself is the fixed
 			// file reload.go mounts, which includes it.
 			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(configVolumeName).
-				WithMountPath(operand.ReloadConfigDirectory).WithReadOnly(true))
+				WithMountPath(reload.ConfigDirectory).WithReadOnly(true))
 		} else {
 			// subPath keeps the rest of /etc/nginx (mime.types, conf.d) from the image.
 			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(configVolumeName).

@@ -40,7 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -136,11 +136,11 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 	podFailure, recheck := SummarizePodFailures(pods, r.Clock.Now())
 	// In Reload mode the pods get content the kubelet can mount: what is missing or
 	// refused waits, as a rollout would.
-	var reload ReloadObservation
+	var reloadObs ReloadObservation
 	var reloadErr error
 	if Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && len(problems) == 0 && len(volumes) > 0 {
 		var reloadRecheck time.Duration
-		reload, reloadRecheck, reloadErr = r.ensurePodContent(ctx, no, operand.FormatContentHashes(volumes), pods)
+		reloadObs, reloadRecheck, reloadErr = r.ensurePodContent(ctx, no, reload.FormatContentHashes(volumes), pods)
 		if recheck == 0 || (reloadRecheck > 0 && reloadRecheck < recheck) {
 			recheck = reloadRecheck
 		}
@@ -152,7 +152,7 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 		ServiceFailure:    joinFailures(failure(serviceErr), failure(pdbErr)),
 		ReferenceProblems: problems,
 		PodFailure:        podFailure,
-		Reload:            reload,
+		Reload:            reloadObs,
 		Recheck:           recheck,
 	}
 	return obs, errors.Join(configMapErr, deploymentErr, serviceErr, pdbErr, podsErr, reloadErr)

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -55,18 +56,18 @@ const (
 	reloadReadTimeout = time.Second
 )
 
-// ReloadStateReader reads the state the sidecar of a pod reports (operand.ReloadState).
-type ReloadStateReader func(ctx context.Context, pod *corev1.Pod) (operand.ReloadState, error)
+// ReloadStateReader reads the state the sidecar of a pod reports (reload.State).
+type ReloadStateReader func(ctx context.Context, pod *corev1.Pod) (reload.State, error)
 
 // HTTPReloadState reads the sidecar's state from the pod's IP, on the exporter's port.
-func HTTPReloadState(ctx context.Context, pod *corev1.Pod) (operand.ReloadState, error) {
-	var state operand.ReloadState
+func HTTPReloadState(ctx context.Context, pod *corev1.Pod) (reload.State, error) {
+	var state reload.State
 	if pod.Status.PodIP == "" {
 		return state, fmt.Errorf("pod %s has no IP yet", pod.Name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, reloadReadTimeout)
 	defer cancel()
-	url := "http://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort)) + operand.ReloadStatePath
+	url := "http://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort)) + reload.StatePath
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return state, err
@@ -165,7 +166,7 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 	r.awaited.forgetGone(client.ObjectKeyFromObject(no), pods)
 	type read struct {
 		pod   *corev1.Pod
-		state operand.ReloadState
+		state reload.State
 		err   error
 	}
 	var toRead []*read
@@ -176,9 +177,9 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 			r.awaited.forget(pod.UID)
 			continue
 		}
-		current := pod.Annotations[operand.ContentHashesAnnotation]
+		current := pod.Annotations[reload.ContentHashesAnnotation]
 		if current != desired {
-			if err := r.annotatePod(ctx, pod, map[string]string{operand.ContentHashesAnnotation: desired}); err != nil {
+			if err := r.annotatePod(ctx, pod, map[string]string{reload.ContentHashesAnnotation: desired}); err != nil {
 				return obs, 0, err
 			}
 			asked++

@@ -34,7 +34,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -59,17 +59,17 @@ func nginxPod(name string, annotations map[string]string) *corev1.Pod {
 // sidecars plays the pods' sidecars: the state each reports, and the reads made.
 type sidecars struct {
 	mu     sync.Mutex
-	states map[string]operand.ReloadState
+	states map[string]reload.State
 	reads  []string
 }
 
-func (s *sidecars) set(pod string, state operand.ReloadState) {
+func (s *sidecars) set(pod string, state reload.State) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.states[pod] = state
 }
 
-func (s *sidecars) read(_ context.Context, pod *corev1.Pod) (operand.ReloadState, error) {
+func (s *sidecars) read(_ context.Context, pod *corev1.Pod) (reload.State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reads = append(s.reads, pod.Name)
@@ -89,7 +89,7 @@ func (s *sidecars) takeReads() int {
 }
 
 func contentOf(conf string) string {
-	return operand.FormatContentHashes(map[string]string{configVolumeName: operand.ContentHash(map[string][]byte{configFileName: []byte(conf)})})
+	return reload.FormatContentHashes(map[string]string{configVolumeName: reload.ContentHash(map[string][]byte{configFileName: []byte(conf)})})
 }
 
 // TestReloadModeAsksRunningPodsForNewContent walks a content change in Reload mode: the
@@ -99,13 +99,13 @@ func contentOf(conf string) string {
 func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 	v1, v2 := "events {}\nhttp {}\n", "events {}\nhttp { server_tokens off; }\n"
 	h := newHarness(t, reloading("web", v1), nginxPod("web-a", nil), nginxPod("web-b", nil))
-	cars := &sidecars{states: map[string]operand.ReloadState{}}
+	cars := &sidecars{states: map[string]reload.State{}}
 	h.r.ReloadState = cars.read
 	clock := h.r.Clock.(*clocktesting.FakePassiveClock)
 	podContent := func(name string) string {
 		pod := &corev1.Pod{}
 		h.get(name, pod)
-		return pod.Annotations[operand.ContentHashesAnnotation]
+		return pod.Annotations[reload.ContentHashesAnnotation]
 	}
 
 	// Pods that started with the content need no reload: annotated, never read.
@@ -135,8 +135,8 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.writes.take()
-	cars.set("web-a", operand.ReloadState{Desired: contentOf(v2), Mounted: contentOf(v1), Loaded: contentOf(v1)})
-	cars.set("web-b", operand.ReloadState{Desired: contentOf(v2), Mounted: contentOf(v2), Loaded: contentOf(v2)})
+	cars.set("web-a", reload.State{Desired: contentOf(v2), Mounted: contentOf(v1), Loaded: contentOf(v1)})
+	cars.set("web-b", reload.State{Desired: contentOf(v2), Mounted: contentOf(v2), Loaded: contentOf(v2)})
 	writes = strings.Join(h.reconcile("web"), ",")
 	if strings.Contains(writes, "Deployment") || strings.Count(writes, "patch Pod") != 2 {
 		t.Fatalf("content change wrote %q, want the two pods patched and no Deployment", writes)
@@ -168,7 +168,7 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 	}
 
 	// nginx in web-a rejects it: stalled with nginx's message, and no longer read.
-	cars.set("web-a", operand.ReloadState{Desired: contentOf(v2), Mounted: contentOf(v2), Loaded: contentOf(v1), Rejected: contentOf(v2),
+	cars.set("web-a", reload.State{Desired: contentOf(v2), Mounted: contentOf(v2), Loaded: contentOf(v1), Rejected: contentOf(v2),
 		Message: `[emerg] unknown directive "server_tokenz"`})
 	h.reconcile("web")
 	h.get("web", d)
@@ -187,8 +187,8 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 	if err := h.client.Update(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
-	cars.set("web-a", operand.ReloadState{Desired: contentOf(v1), Mounted: contentOf(v1), Loaded: contentOf(v1)})
-	cars.set("web-b", operand.ReloadState{Desired: contentOf(v1), Mounted: contentOf(v1), Loaded: contentOf(v1)})
+	cars.set("web-a", reload.State{Desired: contentOf(v1), Mounted: contentOf(v1), Loaded: contentOf(v1)})
+	cars.set("web-b", reload.State{Desired: contentOf(v1), Mounted: contentOf(v1), Loaded: contentOf(v1)})
 	h.reconcile("web")
 	h.get("web", d)
 	if c := apimeta.FindStatusCondition(d.Status.Conditions, v1alpha2.ConditionStalled); c == nil || c.Status != metav1.ConditionFalse {
@@ -200,8 +200,8 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 // leaves status alone, is read again, and is given up after reloadGiveUpAfter.
 func TestReloadModeDoesNotWaitForSidecarsItCannotReach(t *testing.T) {
 	no := reloading("web", "events {}\n")
-	h := newHarness(t, no, nginxPod("web-a", map[string]string{operand.ContentHashesAnnotation: "config=old"}))
-	cars := &sidecars{states: map[string]operand.ReloadState{}}
+	h := newHarness(t, no, nginxPod("web-a", map[string]string{reload.ContentHashesAnnotation: "config=old"}))
+	cars := &sidecars{states: map[string]reload.State{}}
 	h.r.ReloadState = cars.read
 	clock := h.r.Clock.(*clocktesting.FakePassiveClock)
 	result, err := h.r.Reconcile(context.Background(), requestFor("web"))
@@ -224,8 +224,8 @@ func TestReloadModeDoesNotWaitForSidecarsItCannotReach(t *testing.T) {
 // TestReloadModeForgetsPodsThatAreGone: a pod deleted while the controller waited for its
 // reload leaves nothing in memory.
 func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
-	h := newHarness(t, reloading("web", "events {}\n"), nginxPod("web-a", map[string]string{operand.ContentHashesAnnotation: "config=old"}))
-	h.r.ReloadState = (&sidecars{states: map[string]operand.ReloadState{}}).read
+	h := newHarness(t, reloading("web", "events {}\n"), nginxPod("web-a", map[string]string{reload.ContentHashesAnnotation: "config=old"}))
+	h.r.ReloadState = (&sidecars{states: map[string]reload.State{}}).read
 	h.reconcile("web")
 	if n := h.r.awaited.len(); n != 1 {
 		t.Fatalf("%d pods awaited after the content change, want web-a", n)
@@ -241,7 +241,7 @@ func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
 	}
 
 	// And a deleted NginxOperator leaves nothing either.
-	if err := h.client.Create(context.Background(), nginxPod("web-b", map[string]string{operand.ContentHashesAnnotation: "config=old"})); err != nil {
+	if err := h.client.Create(context.Background(), nginxPod("web-b", map[string]string{reload.ContentHashesAnnotation: "config=old"})); err != nil {
 		t.Fatal(err)
 	}
 	h.reconcile("web")
@@ -264,7 +264,7 @@ func TestRolloutModeLeavesPodsAlone(t *testing.T) {
 	no := reloading("web", "events {}\n")
 	no.Spec.ContentUpdate = v1alpha2.ContentUpdateRollout
 	h := newHarness(t, no, nginxPod("web-a", nil))
-	cars := &sidecars{states: map[string]operand.ReloadState{}}
+	cars := &sidecars{states: map[string]reload.State{}}
 	h.r.ReloadState = cars.read
 	if writes := strings.Join(h.reconcile("web"), ","); strings.Contains(writes, "Pod") || cars.takeReads() != 0 {
 		t.Fatalf("Rollout mode wrote %q", writes)

@@ -23,6 +23,7 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
@@ -38,7 +39,7 @@ var MainConfig = fmt.Sprintf(`# Mounted by nginx-operator (spec.contentUpdate: R
 # nginx-exporter sidecar reads to report a rejected configuration.
 error_log %s warn;
 include %s;
-`, operand.ReloadErrorLog, path.Join(operand.ReloadConfigDirectory, configFileName))
+`, reload.ErrorLog, path.Join(reload.ConfigDirectory, configFileName))
 
 // The downwardAPI items of the status volume that Reload adds.
 const (
@@ -93,7 +94,7 @@ func withReload(no *v1alpha2.NginxOperator, podSpec *corev1ac.PodSpecApplyConfig
 	podSpec.WithShareProcessNamespace(true)
 	status.DownwardAPI.WithItems(corev1ac.DownwardAPIVolumeFile().WithPath(contentHashesFile).
 		WithFieldRef(corev1ac.ObjectFieldSelector().WithAPIVersion("v1").
-			WithFieldPath(fmt.Sprintf("metadata.annotations['%s']", operand.ContentHashesAnnotation))))
+			WithFieldPath(fmt.Sprintf("metadata.annotations['%s']", reload.ContentHashesAnnotation))))
 	errorLog := ""
 	if spec.Config != nil {
 		status.DownwardAPI.WithItems(corev1ac.DownwardAPIVolumeFile().WithPath(mainConfigFile).
@@ -101,19 +102,19 @@ func withReload(no *v1alpha2.NginxOperator, podSpec *corev1ac.PodSpecApplyConfig
 				WithFieldPath(fmt.Sprintf("metadata.annotations['%s']", MainConfigAnnotation))))
 		nginx.WithVolumeMounts(corev1ac.VolumeMount().WithName(statusVolumeName).
 			WithMountPath(operand.ConfigPath).WithSubPath(mainConfigFile).WithReadOnly(true))
-		errorLog = operand.ReloadErrorLog
+		errorLog = reload.ErrorLog
 	}
 	volumes = append(volumes, corev1ac.Volume().WithName(reloadLogVolumeName).WithEmptyDir(corev1ac.EmptyDirVolumeSource()))
-	nginx.WithVolumeMounts(corev1ac.VolumeMount().WithName(reloadLogVolumeName).WithMountPath(operand.ReloadErrorLogDirectory))
+	nginx.WithVolumeMounts(corev1ac.VolumeMount().WithName(reloadLogVolumeName).WithMountPath(reload.ErrorLogDirectory))
 	exporter.WithVolumeMounts(
-		corev1ac.VolumeMount().WithName(statusVolumeName).WithMountPath(operand.ReloadDesiredDirectory).WithReadOnly(true),
-		corev1ac.VolumeMount().WithName(reloadLogVolumeName).WithMountPath(operand.ReloadErrorLogDirectory))
+		corev1ac.VolumeMount().WithName(statusVolumeName).WithMountPath(reload.DesiredDirectory).WithReadOnly(true),
+		corev1ac.VolumeMount().WithName(reloadLogVolumeName).WithMountPath(reload.ErrorLogDirectory))
 	for _, name := range contentVolumes(spec) {
 		exporter.WithVolumeMounts(corev1ac.VolumeMount().WithName(name).
-			WithMountPath(path.Join(operand.ReloadContentDirectory, name)).WithReadOnly(true))
+			WithMountPath(path.Join(reload.ContentDirectory, name)).WithReadOnly(true))
 	}
-	exporter.WithArgs("--reload-content-dir="+operand.ReloadContentDirectory,
-		"--reload-desired-file="+operand.ReloadDesiredFile,
+	exporter.WithArgs("--reload-content-dir="+reload.ContentDirectory,
+		"--reload-desired-file="+reload.DesiredFile,
 		"--reload-error-log="+errorLog)
 	// Validation (an explicit Reload) or Reloads (an unset one) made sure the user is
 	// known and not root.

@@ -21,7 +21,7 @@ import (
 	"net/http"
 )
 
-// StateHandler answers State as JSON (operand.ReloadStatePath on the sidecar's port),
+// StateHandler answers State as JSON (reload.StatePath on the sidecar's port),
 // for the controller and for whoever debugs a pod.
 func (r *Reloader) StateHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

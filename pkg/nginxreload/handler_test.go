@@ -22,16 +22,16 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 )
 
-// TestStateHandler: /reload answers the state as JSON, in operand.ReloadState's names.
+// TestStateHandler: /reload answers the state as JSON, in reload.State's names.
 func TestStateHandler(t *testing.T) {
 	r := &Reloader{}
-	r.state = operand.ReloadState{Desired: "config=b", Mounted: "config=b", Loaded: "config=a", Rejected: "config=b",
+	r.state = reload.State{Desired: "config=b", Mounted: "config=b", Loaded: "config=a", Rejected: "config=b",
 		Message: `[emerg] unknown directive "foo"`, Reloads: 2, Failures: 1}
 	rec := httptest.NewRecorder()
-	r.StateHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, operand.ReloadStatePath, nil))
+	r.StateHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, reload.StatePath, nil))
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("%d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
@@ -39,7 +39,7 @@ func TestStateHandler(t *testing.T) {
 	if rec.Body.String() != want {
 		t.Errorf("body\n %s\nwant\n %s", rec.Body.String(), want)
 	}
-	var got operand.ReloadState
+	var got reload.State
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got != r.State() {
 		t.Errorf("decoded %+v, %v", got, err)
 	}

@@ -58,7 +58,7 @@ func (r *Reloader) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(loadedDesc, prometheus.GaugeValue, 1, LoadedHash(s.Loaded))
 }
 
-// LoadedHash is the hash label of nginx_config_loaded_info for a ReloadState's Loaded:
+// LoadedHash is the hash label of nginx_config_loaded_info for a reload.State's Loaded:
 // short enough for a label, whatever the number of volumes.
 func LoadedHash(loaded string) string {
 	if loaded == "" {

@@ -34,7 +34,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 )
 
 // Defaults of the Reloader's fields.
@@ -54,12 +54,12 @@ const (
 // again; the next new content is. Set the fields, then call Run once.
 type Reloader struct {
 	// ContentDir holds one directory per content volume, named by the volume
-	// (operand.ReloadContentDirectory).
+	// (reload.ContentDirectory).
 	ContentDir string
-	// DesiredFile holds the pod's operand.ContentHashesAnnotation
-	// (operand.ReloadDesiredFile); missing or empty while the controller has not set it.
+	// DesiredFile holds the pod's reload.ContentHashesAnnotation
+	// (reload.DesiredFile); missing or empty while the controller has not set it.
 	DesiredFile string
-	// ErrorLog is the file nginx writes its errors to (operand.ReloadErrorLog). Empty:
+	// ErrorLog is the file nginx writes its errors to (reload.ErrorLog). Empty:
 	// only new workers tell a reload's result, and a refusal's reason is not known.
 	ErrorLog string
 	// LogOut receives a copy of every line of ErrorLog (the sidecar's stderr); nil
@@ -86,7 +86,7 @@ type Reloader struct {
 	problems map[string]string
 
 	mu    sync.Mutex
-	state operand.ReloadState
+	state reload.State
 	// lastFailed is the result of the last reload (false before any).
 	lastFailed bool
 	// polls counts completed looks, so that tests can wait for one to pass.
@@ -94,7 +94,7 @@ type Reloader struct {
 }
 
 // State is a snapshot of what the Reloader knows.
-func (r *Reloader) State() operand.ReloadState {
+func (r *Reloader) State() reload.State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.state
@@ -104,7 +104,7 @@ func (r *Reloader) State() operand.ReloadState {
 // it starts is taken as what nginx runs: nginx started with it.
 func (r *Reloader) Run(ctx context.Context) {
 	r.init()
-	loaded := operand.FormatContentHashes(r.present())
+	loaded := reload.FormatContentHashes(r.present())
 	r.mu.Lock()
 	r.state.Loaded = loaded
 	r.mu.Unlock()
@@ -148,9 +148,9 @@ func (r *Reloader) init() {
 func (r *Reloader) poll(ctx context.Context) {
 	r.readLog()
 	want := r.desired()
-	desired, mounted := operand.FormatContentHashes(want), ""
+	desired, mounted := reload.FormatContentHashes(want), ""
 	if len(want) > 0 {
-		mounted = operand.FormatContentHashes(r.mounted(want))
+		mounted = reload.FormatContentHashes(r.mounted(want))
 	}
 	r.mu.Lock()
 	r.state.Desired, r.state.Mounted = desired, mounted
@@ -176,7 +176,7 @@ func (r *Reloader) desired() map[string]string {
 		r.report("desired", err)
 		return nil
 	}
-	hashes, err := operand.ParseContentHashes(string(data))
+	hashes, err := reload.ParseContentHashes(string(data))
 	if err != nil {
 		err = fmt.Errorf("%s: %w", r.DesiredFile, err)
 	}

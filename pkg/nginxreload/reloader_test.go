@@ -33,7 +33,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 )
 
 // The test binary doubles as a fake nginx: run with fakeRoleEnv set, it is a master or
@@ -244,7 +244,7 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func metricsText(state operand.ReloadState, last int) string {
+func metricsText(state reload.State, last int) string {
 	return fmt.Sprintf(`
 # HELP nginx_config_last_reload_successful 1 when nginx took the configuration of the last reload the exporter asked for, or none was asked for yet; 0 when it kept its previous configuration.
 # TYPE nginx_config_last_reload_successful gauge
@@ -283,7 +283,7 @@ func TestReloadEndToEnd(t *testing.T) {
 		Timeout:      30 * time.Second,
 	}
 	startReloader(t, r)
-	check := func(step string, want operand.ReloadState, hups int, last int) {
+	check := func(step string, want reload.State, hups int, last int) {
 		t.Helper()
 		if got := r.State(); got != want {
 			t.Errorf("%s: state\n %+v\nwant\n %+v", step, got, want)
@@ -296,13 +296,13 @@ func TestReloadEndToEnd(t *testing.T) {
 		}
 	}
 	h1 := "config=" + hashOf(v1)
-	check("start, nothing asked for", operand.ReloadState{Loaded: h1}, 0, 1)
+	check("start, nothing asked for", reload.State{Loaded: h1}, 0, 1)
 
 	// The controller asks for what nginx started with.
 	writeFile(t, desiredFile, h1)
 	waitFor(t, "desired read", func() bool { return r.State().Desired == h1 })
 	waitPolls(t, r, 2)
-	check("what nginx runs asked for", operand.ReloadState{Desired: h1, Mounted: h1, Loaded: h1}, 0, 1)
+	check("what nginx runs asked for", reload.State{Desired: h1, Mounted: h1, Loaded: h1}, 0, 1)
 
 	// New content, mounted and asked for: nginx takes it.
 	if err := os.WriteFile(filepath.Join(dir, "verdict"), []byte("ok"), 0o644); err != nil {
@@ -313,7 +313,7 @@ func TestReloadEndToEnd(t *testing.T) {
 	vol.publish(v2)
 	writeFile(t, desiredFile, h2)
 	waitFor(t, "the reload of v2", func() bool { return r.State().Reloads == 1 })
-	check("v2 taken", operand.ReloadState{Desired: h2, Mounted: h2, Loaded: h2, Reloads: 1}, 1, 1)
+	check("v2 taken", reload.State{Desired: h2, Mounted: h2, Loaded: h2, Reloads: 1}, 1, 1)
 
 	// Asked for before the kubelet refreshed the volume: no SIGHUP.
 	v3 := map[string]string{"nginx.conf": "events {}\nhttp { foo; }\n"}
@@ -321,7 +321,7 @@ func TestReloadEndToEnd(t *testing.T) {
 	writeFile(t, desiredFile, h3)
 	waitFor(t, "desired v3 read", func() bool { return r.State().Desired == h3 })
 	waitPolls(t, r, 3)
-	check("v3 asked for, v2 mounted", operand.ReloadState{Desired: h3, Mounted: h2, Loaded: h2, Reloads: 1}, 1, 1)
+	check("v3 asked for, v2 mounted", reload.State{Desired: h3, Mounted: h2, Loaded: h2, Reloads: 1}, 1, 1)
 
 	// Mounted now, and nginx refuses it.
 	if err := os.WriteFile(filepath.Join(dir, "verdict"), []byte("bad"), 0o644); err != nil {
@@ -329,7 +329,7 @@ func TestReloadEndToEnd(t *testing.T) {
 	}
 	vol.publish(v3)
 	waitFor(t, "the reload of v3", func() bool { return r.State().Reloads == 2 })
-	refused := operand.ReloadState{Desired: h3, Mounted: h3, Loaded: h2, Rejected: h3,
+	refused := reload.State{Desired: h3, Mounted: h3, Loaded: h2, Rejected: h3,
 		Message: `[emerg] unknown directive "foo" in /etc/nginx/nginx-operator-config/nginx.conf:3`, Reloads: 2, Failures: 1}
 	check("v3 refused", refused, 2, 0)
 	if !strings.Contains(nginxLog.String(), fakeEmerg+"\n") {
@@ -348,7 +348,7 @@ func TestReloadEndToEnd(t *testing.T) {
 	vol.publish(v4)
 	writeFile(t, desiredFile, h4)
 	waitFor(t, "the reload of v4", func() bool { return r.State().Reloads == 3 })
-	check("v4 taken", operand.ReloadState{Desired: h4, Mounted: h4, Loaded: h4, Reloads: 3, Failures: 1}, 3, 1)
+	check("v4 taken", reload.State{Desired: h4, Mounted: h4, Loaded: h4, Reloads: 3, Failures: 1}, 3, 1)
 }
 
 // TestReloadWithoutErrorLog: without the error log only a new worker tells success; a

@@ -24,14 +24,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 )
 
 // dataLink is the symlink the kubelet swaps, in one rename, to publish a volume's new
 // content: the visible files are symlinks through it.
 const dataLink = "..data"
 
-// HashDirectory hashes a mounted volume as operand.ContentHash hashes the ConfigMap or
+// HashDirectory hashes a mounted volume as reload.ContentHash hashes the ConfigMap or
 // Secret it came from: each visible regular file (symlinks followed) by name. Names
 // starting with ".." are the kubelet's bookkeeping, not content; anything but a regular
 // file (a directory, say) is no content key either, nor is a symlink to nothing. A
@@ -65,7 +65,7 @@ func HashDirectory(dir string) (string, error) {
 		}
 		files[name] = data
 	}
-	return operand.ContentHash(files), nil
+	return reload.ContentHash(files), nil
 }
 
 // volumeHasher remembers each directory's hash with the ..data target it was read

@@ -25,7 +25,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 )
 
 // kubeletVolume is a directory laid out as the kubelet lays out a ConfigMap, Secret or
@@ -103,10 +103,10 @@ func hashOf(files map[string]string) string {
 	for name, content := range files {
 		m[name] = []byte(content)
 	}
-	return operand.ContentHash(m)
+	return reload.ContentHash(m)
 }
 
-// TestHashDirectoryKubeletLayout: a kubelet volume hashes as operand.ContentHash hashes
+// TestHashDirectoryKubeletLayout: a kubelet volume hashes as reload.ContentHash hashes
 // the ConfigMap's data; the kubelet's own entries (..data, the timestamped directory, a
 // ..xyz file) and subdirectories are no content; swapping ..data changes the hash.
 func TestHashDirectoryKubeletLayout(t *testing.T) {
@@ -128,7 +128,7 @@ func TestHashDirectoryKubeletLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 		if want := hashOf(v1); got != want {
-			t.Errorf("hash %s, want operand.ContentHash %s", got, want)
+			t.Errorf("hash %s, want reload.ContentHash %s", got, want)
 		}
 	}
 

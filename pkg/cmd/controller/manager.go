@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/controller"
 )
 
@@ -149,18 +149,18 @@ func dropUnread(obj any) (any, error) {
 }
 
 // keepContentAnnotation is dropUnread for pods, keeping the one annotation the controller
-// reads of them (operand.ContentHashesAnnotation).
+// reads of them (reload.ContentHashesAnnotation).
 func keepContentAnnotation(obj any) (any, error) {
 	o, err := meta.Accessor(obj)
 	if err != nil {
 		return obj, nil
 	}
-	value, found := o.GetAnnotations()[operand.ContentHashesAnnotation]
+	value, found := o.GetAnnotations()[reload.ContentHashesAnnotation]
 	if _, err := dropUnread(obj); err != nil {
 		return nil, err
 	}
 	if found {
-		o.SetAnnotations(map[string]string{operand.ContentHashesAnnotation: value})
+		o.SetAnnotations(map[string]string{reload.ContentHashesAnnotation: value})
 	}
 	return obj, nil
 }

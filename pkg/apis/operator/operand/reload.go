@@ -16,49 +16,15 @@ limitations under the License.
 
 package operand
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io"
-	"sort"
-	"strings"
-)
-
 // Content updates. spec.contentUpdate says how new content (spec.config, spec.files,
 // spec.tls) reaches running pods: ContentUpdateRollout replaces the pods; with
 // ContentUpdateReload the kubelet refreshes the mounted volumes in place and the exporter
 // sidecar, sharing the pod's process namespace, asks nginx's master process to re-read
-// them (SIGHUP) once every volume holds what ContentHashesAnnotation on the pod says.
+// them (SIGHUP) once every volume holds what the pod's annotation says. The contract
+// between the controller and the sidecar (annotation, paths, hashes) is package reload.
 const (
 	ContentUpdateRollout = "Rollout"
 	ContentUpdateReload  = "Reload"
-
-	// ContentHashesAnnotation on a pod is the content the controller wants it to load:
-	// FormatContentHashes of the hash of each mounted volume. The controller writes it on
-	// the pod itself (a pod update makes the kubelet refresh the pod's volumes at once),
-	// never in the pod template, so a new value replaces no pod.
-	ContentHashesAnnotation = "operator.example.com/content-hashes"
-
-	// ReloadConfigDirectory holds spec.config's nginx.conf in Reload mode: a directory
-	// mount, which the kubelet refreshes (a file mounted with subPath never is). nginx's
-	// ConfigPath is then a fixed file that includes it.
-	ReloadConfigDirectory = "/etc/nginx/nginx-operator-config"
-	// ReloadErrorLogDirectory is a writable emptyDir shared by nginx and the sidecar: the
-	// fixed nginx.conf sends nginx's errors to ReloadErrorLog too, so the sidecar can tell
-	// which message a rejected configuration got.
-	ReloadErrorLogDirectory = "/var/run/nginx-operator-log"
-	ReloadErrorLog          = ReloadErrorLogDirectory + "/error.log"
-
-	// Where the sidecar finds what it compares, in its own container: every content
-	// volume in ReloadContentDirectory/<volume name>, and the pod's
-	// ContentHashesAnnotation as the file ReloadDesiredFile (a downwardAPI item).
-	ReloadContentDirectory = "/var/run/nginx-operator/content"
-	ReloadDesiredDirectory = "/var/run/nginx-operator/desired"
-	ReloadDesiredFile      = ReloadDesiredDirectory + "/content-hashes"
-
-	// ReloadStatePath on the sidecar's metrics port answers a ReloadState as JSON.
-	ReloadStatePath = "/reload"
 
 	// DefaultImage is the nginx of an NginxOperator created without an image: NGINX's own
 	// unprivileged build, which runs as DefaultImageUser. The sidecar that signals nginx
@@ -86,72 +52,4 @@ func NginxUser(containerRunAsUser, podRunAsUser *int64, image string) (int64, bo
 // runs (metrics on) and can signal nginx, which takes nginx's user, known and not root.
 func CanReload(metricsEnabled bool, user int64, userKnown bool) bool {
 	return metricsEnabled && userKnown && user != 0
-}
-
-// ReloadState is what the sidecar reports on ReloadStatePath. Hashes are in the form of
-// FormatContentHashes; "" when there is none.
-type ReloadState struct {
-	// Desired is the pod's ContentHashesAnnotation as the sidecar last read it.
-	Desired string `json:"desired"`
-	// Mounted is what the volumes hold now.
-	Mounted string `json:"mounted"`
-	// Loaded is the content nginx runs: what it started with, or the last content it
-	// accepted on a reload.
-	Loaded string `json:"loaded"`
-	// Rejected is the last content nginx refused to load, Message nginx's reason; both
-	// are cleared by the next successful reload.
-	Rejected string `json:"rejected,omitempty"`
-	Message  string `json:"message,omitempty"`
-	// Reloads and Failures count the reloads asked for and the ones that failed.
-	Reloads  int64 `json:"reloads"`
-	Failures int64 `json:"failures"`
-}
-
-// ContentHash hashes a volume's files the same way on both sides: the controller from
-// the ConfigMap's or Secret's data (keys, or item paths, as file names), the sidecar
-// from the files the kubelet wrote. Names are sorted; lengths go before contents, so
-// no two different sets of files hash alike.
-func ContentHash(files map[string][]byte) string {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	h := sha256.New()
-	for _, name := range names {
-		writeFile(h, name, files[name])
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-func writeFile(w io.Writer, name string, content []byte) {
-	fmt.Fprintf(w, "%d:%s%d:", len(name), name, len(content))
-	_, _ = w.Write(content)
-}
-
-// FormatContentHashes writes volume=hash pairs sorted by volume, separated by spaces:
-// the value of ContentHashesAnnotation.
-func FormatContentHashes(hashes map[string]string) string {
-	pairs := make([]string, 0, len(hashes))
-	for volume, hash := range hashes {
-		pairs = append(pairs, volume+"="+hash)
-	}
-	sort.Strings(pairs)
-	return strings.Join(pairs, " ")
-}
-
-// ParseContentHashes reads what FormatContentHashes wrote; "" is no volume.
-func ParseContentHashes(s string) (map[string]string, error) {
-	hashes := map[string]string{}
-	for _, pair := range strings.Fields(s) {
-		volume, hash, ok := strings.Cut(pair, "=")
-		if !ok || volume == "" || hash == "" {
-			return nil, fmt.Errorf("%q is not volume=hash", pair)
-		}
-		if _, dup := hashes[volume]; dup {
-			return nil, fmt.Errorf("volume %q appears twice", volume)
-		}
-		hashes[volume] = hash
-	}
-	return hashes, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/operand"
+	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 )
 
 var contentUpdatePolicies = []string{operand.ContentUpdateReload, operand.ContentUpdateRollout}
@@ -59,7 +60,7 @@ func validateContentUpdate(spec *operator.NginxOperatorSpec, fldPath *field.Path
 			"cannot signal nginx running as root (the sidecar runs as nginx's user and never as root); run nginx as another user or use Rollout"))
 	}
 	// The directories Reload mounts in the nginx container stay the controller's.
-	for _, dir := range []string{operand.ReloadConfigDirectory, operand.ReloadErrorLogDirectory} {
+	for _, dir := range []string{reload.ConfigDirectory, reload.ErrorLogDirectory} {
 		for i, f := range spec.Files {
 			if overlaps(f.MountPath, dir) {
 				allErrs = append(allErrs, field.Invalid(fldPath.Child("files").Index(i).Child("mountPath"), f.MountPath, "overlaps "+dir+", which Reload mounts"))
