@@ -2,7 +2,9 @@
 # Builds the pinned control-plane binaries used by `make up` and the e2e tests into
 # hack/tools/bin/<name>-<version>/ (git-ignored). Cached binaries are reused, so only
 # the first run on a machine pays for the build. With --node it also builds what the
-# optional real node runs: kubelet, kube-proxy and CoreDNS.
+# optional real node runs: kubelet, kube-proxy and CoreDNS. With --release only what
+# `make release` and hack/release-push.sh run: etcd (its image), Helm, cosign, an OCI
+# registry and crane.
 set -euo pipefail
 
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -27,6 +29,13 @@ COREDNS_VERSION="$(ecosystem_version github.com/coredns/coredns)"
 METRICS_SERVER_VERSION="$(ecosystem_version sigs.k8s.io/metrics-server)"
 # Helm 3.21 is built on Kubernetes 1.36 libraries, as old as the test cluster (3.22 needs 1.37).
 HELM_VERSION="$(ecosystem_version helm.sh/helm/v3)"
+# What signs and serves a release, pinned in hack/tools/release: a graph of their own, so that
+# they change neither the ecosystem tools' versions nor their cache keys.
+RELEASE_TOOLS_DIR="${TOOLS_DIR}/release"
+# Read from go.mod (tidy, so it lists every module it selects): `go list -m` would load the
+# whole graph, a download on a fresh machine where only the other tools are wanted.
+release_version() { awk -v m="$1" '$1 == m { print $2 }' "${RELEASE_TOOLS_DIR}/go.mod"; }
+RELEASE_DIGEST="$(sha256sum <"${RELEASE_TOOLS_DIR}/go.sum" | cut -c1-12)"
 # OLM v0's olm-operator.
 OLM_VERSION="$(ecosystem_version github.com/operator-framework/operator-lifecycle-manager)"
 # cert-manager's issuing controllers and CA injector (a small main of ours: cert-manager's
@@ -41,13 +50,14 @@ PROMETHEUS_VERSION="$(ecosystem_version github.com/prometheus/prometheus)"
 # cert-manager, of our main).
 ECOSYSTEM_DIGEST="$(sha256sum <"${ECOSYSTEM_DIR}/go.sum" | cut -c1-12)"
 # --node: also what the real node runs; --run: only what `make run` runs on kwok's nodes
-# (no Helm, which only the tests use).
-WITH_NODE=false RUN_ONLY=false
+# (no Helm, which only the tests use); --release: only what a release is cut and pushed with.
+WITH_NODE=false RUN_ONLY=false RELEASE_ONLY=false
 case "${1:-}" in
   --node) WITH_NODE=true ;;
   --run) RUN_ONLY=true ;;
+  --release) RELEASE_ONLY=true ;;
   "") ;;
-  *) echo "usage: $0 [--node|--run]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--node|--run|--release]" >&2; exit 2 ;;
 esac
 
 K8S_DIR="${BIN_DIR}/kubernetes-${K8S_VERSION}"
@@ -88,6 +98,7 @@ build "${ETCD_DIR}/etcdctl" go.etcd.io/etcd/etcdctl/v3 "-s -w"
 build "${ETCD_DIR}/etcdutl" go.etcd.io/etcd/etcdutl/v3 "-s -w"
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler)
 ${WITH_NODE} && K8S_CMDS+=(kubelet kube-proxy)
+${RELEASE_ONLY} && K8S_CMDS=()
 for cmd in "${K8S_CMDS[@]}"; do
   build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
 done
@@ -139,14 +150,30 @@ if ${WITH_NODE}; then
     "-X github.com/prometheus/common/version.Version=${prom_release}"
   ecosystem_crds "${PROMETHEUS_OPERATOR_DIR}" github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd
 fi
-ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
+${RELEASE_ONLY} || ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
 # Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
 ${RUN_ONLY} || ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
+# make release signs with cosign (offline, with a key); distribution's registry and crane let
+# hack/release-push.sh and the tests push a release over TLS on loopback.
+COSIGN_VERSION="$(release_version github.com/sigstore/cosign/v2)"
+DISTRIBUTION_VERSION="$(release_version github.com/distribution/distribution/v3)"
+CRANE_VERSION="$(release_version github.com/google/go-containerregistry)"
+COSIGN_DIR="${BIN_DIR}/cosign-${COSIGN_VERSION}-${RELEASE_DIGEST}"
+REGISTRY_DIR="${BIN_DIR}/registry-${DISTRIBUTION_VERSION}-${RELEASE_DIGEST}"
+CRANE_DIR="${BIN_DIR}/crane-${CRANE_VERSION}-${RELEASE_DIGEST}"
+if ${RELEASE_ONLY}; then
+  CGO_ENABLED=0 build "${COSIGN_DIR}/cosign" github.com/sigstore/cosign/v2/cmd/cosign \
+    "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}" release
+  CGO_ENABLED=0 build "${REGISTRY_DIR}/registry" github.com/distribution/distribution/v3/cmd/registry \
+    "-s -w -X github.com/distribution/distribution/v3/version.version=${DISTRIBUTION_VERSION}" release
+  CGO_ENABLED=0 build "${CRANE_DIR}/crane" github.com/google/go-containerregistry/cmd/crane "-s -w" release
+fi
 # The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
 # Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
 # made with fewer stages is completed.
 KWOK_STAGES=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
   pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
+${RELEASE_ONLY} && KWOK_STAGES=()
 for stage in "${KWOK_STAGES[@]}"; do
   [[ -f "${KWOK_DIR}/stages/${stage##*/}.yaml" ]] && continue
   src="$(ecosystem_module_dir sigs.k8s.io/kwok)"
@@ -176,5 +203,8 @@ PROMETHEUS_OPERATOR_BIN=${PROMETHEUS_OPERATOR_DIR}/operator
 PROMETHEUS_CONFIG_RELOADER_BIN=${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader
 PROMETHEUS_BIN=${PROMETHEUS_OPERATOR_DIR}/prometheus
 PROMETHEUS_OPERATOR_CRDS_DIR=${PROMETHEUS_OPERATOR_DIR}/crds
+COSIGN_BIN=${COSIGN_DIR}/cosign
+REGISTRY_BIN=${REGISTRY_DIR}/registry
+CRANE_BIN=${CRANE_DIR}/crane
 ENV
 mv "${BIN_DIR}/env.sh.tmp" "${BIN_DIR}/env.sh"
