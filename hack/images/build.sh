@@ -25,6 +25,8 @@
 #                   each of these as one OCI image index, nginx-operator-index-<tag>.tar
 #                   (NGINX_OPERATOR_INDEX_* in images.env); push it with
 #                   skopeo copy --all oci-archive:<file> docker://<registry>/nginx-operator:<tag>
+#                   The etcd image likewise: etcd-index-<version>.tar (ETCD_INDEX_*), of static
+#                   binaries compiled for each platform from the etcd module `make tools` uses.
 #
 # Output, in _output/images/: <name>-<tag>.tar for each image, and images.env, which
 # names each image and archive (NGINX_OPERATOR_IMAGE, NGINX_OPERATOR_ARCHIVE, PAUSE_IMAGE,
@@ -233,22 +235,58 @@ build_etcd() {
   version="$("${ETCD_BIN}" --version | sed -n 's/^etcd Version: //p')"
   [[ -n "${version}" ]] || { echo "cannot tell the version of ${ETCD_BIN}" >&2; exit 1; }
   # data/ becomes /var/lib/etcd, owned by etcd's user (see the Dockerfile).
-  rm -rf "${context}" && mkdir -p "${context}/rootfs/usr/local/bin" "${context}/rootfs/var/lib" "${context}/rootfs/tmp" "${context}/data"
+  rm -rf "${context}" && mkdir -p "${context}/data"
+  etcd_rootfs "${context}/rootfs/linux_$(go env GOARCH)" "${ETCD_BIN}" "${ETCDCTL_BIN}" "${ETCDUTL_BIN}"
+  stage_image etcd "${REGISTRY}/nginx-operator/etcd:${version}" "${context}" "${version}"
+
+  local platforms=() platform index=()
+  read -r -a platforms <<<"$(tr ',' ' ' <<<"${PLATFORMS:-}")"
+  for platform in "${platforms[@]}"; do
+    [[ "${platform}" =~ ^linux/(amd64|arm64)$ ]] || { echo "PLATFORMS: '${platform}' is not linux/amd64 or linux/arm64" >&2; exit 2; }
+    [[ " ${index[*]} " == *" ${platform} "* ]] || index+=("${platform}")
+  done
+  ((${#index[@]} == 0)) || build_etcd_index "${version}" "${index[@]}"
+}
+
+# build_etcd_index <version> <platform>... builds the etcd image for each platform as one
+# OCI image index. The etcd `make tools` built is linked against this machine's libc, which
+# serves no other architecture: the index has static builds of the same module for each.
+build_etcd_index() {
+  local version="$1" context="${WORK}/etcd-index" start=${SECONDS} platform bin cmd
+  shift
+  rm -rf "${context}" && mkdir -p "${context}/data"
+  for platform in "$@"; do
+    bin="${BIN}/etcd/${platform/\//_}"
+    for cmd in server etcdctl etcdutl; do
+      (cd hack/tools && GOARCH="${platform#linux/}" go_build "${bin}/${cmd/server/etcd}" "go.etcd.io/etcd/${cmd}/v3" "-s -w")
+    done
+    etcd_rootfs "${context}/rootfs/${platform/\//_}" "${bin}/etcd" "${bin}/etcdctl" "${bin}/etcdutl"
+  done
+  echo "go      etcd, etcdctl, etcdutl for $* in $((SECONDS - start))s"
+  local ref="${REGISTRY}/nginx-operator/etcd:${version}" digest
+  digest="$(printf '%s\n' "${ref}" "${version}" "$*" | digest_of "${IMAGES_DIR}/etcd/Dockerfile" "${context}/rootfs")"
+  INDEX_PLATFORMS="$*" archive_image etcd-index "${ref}" "${context}" "${IMAGES_DIR}/etcd/Dockerfile" "${digest}" --build-arg VERSION="${version}"
+}
+
+# etcd_rootfs <dir> <etcd> <etcdctl> <etcdutl> stages one platform's files of the etcd image,
+# which the Dockerfile takes from rootfs/<os>_<arch>/.
+etcd_rootfs() {
+  local rootfs="$1" bin lib
+  shift
+  mkdir -p "${rootfs}/usr/local/bin" "${rootfs}/var/lib" "${rootfs}/tmp"
   # etcdctl and etcdutl as in etcd's own images: member operations, snapshots and restores
   # run in a pod of this image (docs/operations.md), which has no shell.
-  local bin lib
-  for bin in "${ETCD_BIN}" "${ETCDCTL_BIN}" "${ETCDUTL_BIN}"; do
-    cp "${bin}" "${context}/rootfs/usr/local/bin/${bin##*/}"
+  for bin in "$@"; do
+    cp "${bin}" "${rootfs}/usr/local/bin/${bin##*/}"
     # A cgo build needs its loader and libc; take the host's, which it was linked against.
     for lib in $(shared_libraries "${bin}" /); do
-      cp -L --parents "${lib}" "${context}/rootfs/"
+      cp -L --parents "${lib}" "${rootfs}/"
     done
   done
-  chmod 1777 "${context}/rootfs/tmp"
+  chmod 1777 "${rootfs}/tmp"
   # etcd's default URLs name localhost; kubelet and docker mount their own /etc/hosts over this.
-  mkdir -p "${context}/rootfs/etc"
-  printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"${context}/rootfs/etc/hosts"
-  stage_image etcd "${REGISTRY}/nginx-operator/etcd:${version}" "${context}" "${version}"
+  mkdir -p "${rootfs}/etc"
+  printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"${rootfs}/etc/hosts"
 }
 
 build_prometheus() {
