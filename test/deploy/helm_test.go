@@ -39,19 +39,14 @@ import (
 	"github.com/example/nginx-operator/test/framework"
 )
 
-// upgradedImage is the operator image the kustomize upgrade step rolled to; the Helm step
-// upgrades to it too.
-var upgradedImage string
-
 const partOf = "app.kubernetes.io/part-of=nginx-operator"
 
-// helmLifecycle switches the install from kustomize to the Helm chart over the same etcd
-// volumes, upgrades the release to a new image under a read/write loop, and uninstalls it:
-// the APIServices go first, and only what docs/operations.md says is retained stays.
+// helmLifecycle switches the install from kustomize to the previous release's Helm chart
+// over the same etcd volumes, upgrades it to this release's chart under a read/write
+// loop as docs/operations.md says (upgradeAcrossReleases), rolls it back, and uninstalls
+// it: the APIServices go first, and only what docs/operations.md says is retained stays.
 func helmLifecycle(t *testing.T, refs map[string]string) {
-	if upgradedImage == "" {
-		t.Fatal("no image of the upgrade step to upgrade to")
-	}
+	previous, previousTree, previousImage := waitPreviousRelease(t)
 	helm := framework.ToolBinary(t, "HELM_BIN")
 	runHelm := func(args ...string) string {
 		t.Helper()
@@ -80,33 +75,24 @@ func helmLifecycle(t *testing.T, refs map[string]string) {
 		return get(t, "get", "pods", "-n", systemNS, "-o", "name") == ""
 	})
 
-	operator, etcd := refs["NGINX_OPERATOR_IMAGE"], refs["ETCD_IMAGE"]
-	chart := filepath.Join(stack.RepoRoot, "charts", "nginx-operator")
+	etcd := refs["ETCD_IMAGE"]
 	start := time.Now()
 	// Not --wait: the controllers become ready only once the APIServices are Available,
 	// which needs the caBundle that deploy-certs.sh sets after the install.
-	runHelm("install", "nginx-operator", chart, "--namespace", systemNS,
-		"--set", "image.repository="+repository(operator), "--set", "image.tag="+tag(operator),
+	runHelm("install", "nginx-operator", filepath.Join(previousTree, "charts", "nginx-operator"), "--namespace", systemNS,
+		"--set", "image.repository="+repository(previousImage), "--set", "image.tag="+tag(previousImage),
 		"--set", "etcd.image.repository="+repository(etcd), "--set", "etcd.image.tag="+tag(etcd))
 	deployCerts(t)
 	mustKubectl(t, "", "wait", "--for=condition=Available", "--timeout=3m", "apiservice", "-l", partOf)
 	for _, workload := range []string{"statefulset/nginx-operator-etcd", "deployment/nginx-operator-apiserver", "deployment/nginx-operator-controller"} {
 		mustKubectl(t, "", "rollout", "status", "-n", systemNS, workload, "--timeout=3m")
 	}
-	t.Logf("installed with Helm over the same volumes; APIServices Available after %s", framework.Describe(time.Since(start)))
+	t.Logf("installed %s with Helm over the same volumes; APIServices Available after %s", previous.Version, framework.Describe(time.Since(start)))
 	if got := get(t, "get", "ngx", "-n", "kept", "kept", "-o", "jsonpath={.metadata.uid}"); got != uid {
 		t.Errorf("the NginxOperator stored before the switch has uid %q after it, want %q", got, uid)
 	}
 
-	underLoad(t, "helm-upgrade-load", func() {
-		runHelm("upgrade", "nginx-operator", chart, "--namespace", systemNS, "--reuse-values", "--wait", "--timeout", "5m",
-			"--set", "image.repository="+repository(upgradedImage), "--set", "image.tag="+tag(upgradedImage))
-	})
-	for _, d := range []string{"nginx-operator-apiserver", "nginx-operator-controller"} {
-		if got := get(t, "get", "deployment", "-n", systemNS, d, "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != upgradedImage {
-			t.Errorf("after helm upgrade %s runs %s, want %s", d, got, upgradedImage)
-		}
-	}
+	upgradeAcrossReleases(t, previous.Version, runHelm, refs["NGINX_OPERATOR_IMAGE"], previousImage)
 
 	deleted := watchDeletions(t)
 	runHelm("uninstall", "nginx-operator", "--namespace", systemNS, "--wait", "--timeout", "5m")

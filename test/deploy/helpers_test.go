@@ -68,9 +68,18 @@ func operatorClient(t *testing.T) clientset.Interface {
 // images reads the image references and archives hack/images/build.sh recorded.
 func images(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(stack.RepoRoot, "_output", "images", "images.env"))
+	refs, err := readImagesEnv(filepath.Join(stack.RepoRoot, "_output", "images", "images.env"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return refs
+}
+
+// readImagesEnv reads the images.env that hack/images/build.sh writes.
+func readImagesEnv(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	refs := map[string]string{}
 	for _, line := range strings.Split(string(data), "\n") {
@@ -78,7 +87,7 @@ func images(t *testing.T) map[string]string {
 			refs[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
 		}
 	}
-	return refs
+	return refs, nil
 }
 
 // nodeIP is the real node's address on its bridge (hack/lib-node.sh).

@@ -78,7 +78,6 @@ func budgetKeepsOneApiserver(t *testing.T) {
 // node and rolls the apiserver and controller to it while clients read and write.
 func upgradesWithoutLoss(t *testing.T) {
 	newImage := rebuildOperatorImage(t)
-	upgradedImage = newImage
 	// deploy-to-node.sh runs hack/deploy-certs.sh again: a renewal of the serving
 	// certificate from the same CA, which the APIServices keep trusting.
 	caBundle, serial := servingCertificate(t)

@@ -1,0 +1,258 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
+	"github.com/example/nginx-operator/test/framework"
+)
+
+// fieldsObject sets every spec field the previous release knows; replicas 0, so that
+// the names it mounts need not exist.
+const fieldsObject = `{"apiVersion": "operator.example.com/v1alpha2", "kind": "NginxOperator",
+ "metadata": {"name": "fields", "namespace": "kept", "labels": {"tier": "edge"}, "annotations": {"team": "web"}},
+ "spec": {"image": "registry.example.com/nginx:1.27", "replicas": 0, "forceRedeploy": "2026-11-26",
+  "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+  "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
+  "env": [{"name": "MODE", "value": "prod"}],
+  "service": {"type": "ClusterIP", "ports": [{"name": "http", "port": 80}], "labels": {"expose": "yes"}, "annotations": {"note": "edge"}},
+  "config": {"configMapKeyRef": {"name": "site", "key": "nginx.conf"}},
+  "files": [{"configMapName": "pages", "mountPath": "/usr/share/nginx/html"}],
+  "tls": [{"secretName": "site-tls"}], "healthcheckPath": "/healthz",
+  "securityContext": {"runAsUser": 101, "allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true},
+  "pod": {"labels": {"pod": "label"}, "annotations": {"pod": "annotation"}, "nodeSelector": {"kubernetes.io/os": "linux"},
+   "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "web", "effect": "NoSchedule"}],
+   "securityContext": {"runAsNonRoot": true, "fsGroup": 101}},
+  "podDisruptionBudget": {"maxUnavailable": 1},
+  "scratch": [{"name": "cache", "mountPath": "/var/cache/nginx", "sizeLimit": "64Mi"}],
+  "metrics": {"enabled": true}}}`
+
+// upgradeAcrossReleases upgrades the Helm release from the previous release to this one
+// as docs/operations.md says, under the read/write loop and a writer that asks for
+// spec.contentUpdate (new in this release) and writes status all along: first with the
+// new replicas emulating the previous release, then without; then rolls back.
+func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...string) string, image, previousImage string) {
+	chart := filepath.Join(stack.RepoRoot, "charts", "nginx-operator")
+	previousMinor := strings.TrimPrefix(previous[:strings.LastIndex(previous, ".")], "v")
+	mustKubectl(t, fieldsObject, "create", "-f", "-")
+	before := specFields(t)
+
+	var writes newFieldWrites
+	underLoad(t, "helm-upgrade-load", func() {
+		stop := writes.start(t)
+		start := time.Now()
+		runHelm("upgrade", "nginx-operator", chart, "--namespace", systemNS, "--reuse-values", "--wait", "--timeout", "5m",
+			"--set", "image.repository="+repository(image), "--set", "image.tag="+tag(image),
+			"--set", "apiserver.emulatedVersion="+previousMinor)
+		// Every replica is new now, and still in the window: each write is answered so.
+		waitFor(t, time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
+		stop()
+		t.Logf("upgraded from %s to %s emulating %s in %s", previous, image, previousMinor, framework.Describe(time.Since(start)))
+	})
+	t.Logf("during the upgrade: %d writes of spec.contentUpdate (%d acknowledged, %d answered with the warning), %d status writes",
+		writes.asked.Load(), writes.acknowledged.Load(), writes.warned.Load(), writes.statuses.Load())
+	if writes.acknowledged.Load() != 0 {
+		t.Errorf("%d writes of spec.contentUpdate were acknowledged while replicas of %s served", writes.acknowledged.Load(), previous)
+	}
+	if writes.statuses.Load() == 0 {
+		t.Errorf("the writer wrote no status: the window was not exercised")
+	}
+	for _, d := range []string{"nginx-operator-apiserver", "nginx-operator-controller"} {
+		if got := get(t, "get", "deployment", "-n", systemNS, d, "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != image {
+			t.Errorf("after helm upgrade %s runs %s, want %s", d, got, image)
+		}
+	}
+	compareFields(t, "after the upgrade", before, specFields(t))
+
+	// The window ends: every replica runs this release; the new field is accepted and
+	// stays through the controller's status writes.
+	runHelm("upgrade", "nginx-operator", chart, "--namespace", systemNS, "--reuse-values", "--wait", "--timeout", "5m", "--set", "apiserver.emulatedVersion=")
+	if args := get(t, "get", "deployment", "-n", systemNS, "nginx-operator-apiserver", "-o", "jsonpath={.spec.template.spec.containers[0].args}"); strings.Contains(args, "--emulated-version") {
+		t.Errorf("the apiserver still emulates after the window: %s", args)
+	}
+	// helm --wait returns once the new pods are ready; a replica that still emulates
+	// serves until its pod is gone (and would store nothing of the new field, with a
+	// warning).
+	onlyApiserverPods(t, "that do not emulate", func(image, args string) bool { return !strings.Contains(args, "--emulated-version") })
+	mustKubectl(t, "", "patch", "ngx", "-n", "kept", "fields", "--type=merge", "-p", `{"spec": {"contentUpdate": "Reload", "forceRedeploy": "after-the-window"}}`)
+	generation := get(t, "get", "ngx", "-n", "kept", "fields", "-o", "jsonpath={.metadata.generation}")
+	waitFor(t, 2*time.Minute, "the controller to observe the new field", func() bool {
+		return get(t, "get", "ngx", "-n", "kept", "fields", "-o", "jsonpath={.status.observedGeneration}") == generation
+	})
+	if got := get(t, "get", "ngx", "-n", "kept", "fields", "-o", "jsonpath={.spec.contentUpdate}"); got != "Reload" {
+		t.Errorf("spec.contentUpdate = %q after the controller's status write, want Reload", got)
+	}
+
+	// Rollback to the previous release: it does not know the new field, so reads lack it
+	// and the next write of the object removes it (docs/operations.md, "Rolling back");
+	// every other field and every object stays.
+	objectsBefore := get(t, "get", "ngx", "-A", "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}")
+	start := time.Now()
+	runHelm("rollback", "nginx-operator", "1", "--namespace", systemNS, "--wait", "--timeout", "5m")
+	onlyApiserverPods(t, "of "+previous, func(image, args string) bool { return image == previousImage })
+	mustKubectl(t, "", "wait", "--for=condition=Available", "--timeout=3m", "apiservice", "-l", partOf)
+	t.Logf("rolled back to %s in %s", previous, framework.Describe(time.Since(start)))
+	for _, d := range []string{"nginx-operator-apiserver", "nginx-operator-controller"} {
+		if got := get(t, "get", "deployment", "-n", systemNS, d, "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != previousImage {
+			t.Errorf("after helm rollback %s runs %s, want %s", d, got, previousImage)
+		}
+	}
+	mustKubectl(t, "", "patch", "ngx", "-n", "kept", "fields", "--type=merge", "-p", `{"spec": {"forceRedeploy": "2026-11-26"}}`)
+	after := specFields(t)
+	if _, ok := after["spec.contentUpdate"]; ok {
+		t.Errorf("spec.contentUpdate is served by %s after the rollback", previous)
+	}
+	compareFields(t, "after the rollback", before, after)
+	if got := get(t, "get", "ngx", "-A", "-o", "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name} {end}"); got != objectsBefore {
+		t.Errorf("NginxOperators after the rollback: %s, want %s", got, objectsBefore)
+	}
+	t.Logf("%d spec fields of %s kept through the upgrade and the rollback", len(before), previous)
+}
+
+// onlyApiserverPods waits until every apiserver pod, terminating ones included, is one
+// that ok accepts: helm's --wait returns once the new pods are ready, and the old ones
+// serve until they are gone.
+func onlyApiserverPods(t *testing.T, what string, ok func(image, args string) bool) {
+	t.Helper()
+	waitFor(t, 3*time.Minute, "only apiserver pods "+what, func() bool {
+		out := strings.TrimSpace(get(t, "get", "pods", "-n", systemNS, "-l", "app.kubernetes.io/name=nginx-operator-apiserver",
+			"-o", `jsonpath={range .items[*]}{.spec.containers[0].image}|{.spec.containers[0].args}{"\n"}{end}`))
+		if out == "" {
+			return false
+		}
+		for _, line := range strings.Split(out, "\n") {
+			image, args, _ := strings.Cut(line, "|")
+			if !ok(image, args) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// specFields is the spec of kept/fields flattened to path=value, one entry per field.
+func specFields(t *testing.T) map[string]string {
+	t.Helper()
+	var o struct {
+		Spec map[string]any `json:"spec"`
+	}
+	if err := json.Unmarshal([]byte(get(t, "get", "ngx", "-n", "kept", "fields", "-o", "json")), &o); err != nil {
+		t.Fatal(err)
+	}
+	leaves := map[string]string{}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, child := range v {
+				walk(path+"."+k, child)
+			}
+		case []any:
+			for i, child := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), child)
+			}
+		default:
+			b, _ := json.Marshal(v)
+			leaves[path] = string(b)
+		}
+	}
+	walk("spec", o.Spec)
+	return leaves
+}
+
+// compareFields reports every field of want that got lacks or changed.
+func compareFields(t *testing.T, when string, want, got map[string]string) {
+	t.Helper()
+	for path, value := range want {
+		if got[path] != value {
+			t.Errorf("%s: %s = %s, want %s", when, path, got[path], value)
+		}
+	}
+}
+
+// newFieldWrites asks for spec.contentUpdate on kept/fields and writes its status, over
+// and over, through whichever apiserver replica the aggregator picks.
+type newFieldWrites struct {
+	asked, acknowledged, warned, statuses atomic.Int64
+}
+
+func (w *newFieldWrites) start(t *testing.T) (stop func()) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", stack.Kubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WarningHandler = warningCounter{&w.warned}
+	client := clientset.NewForConfigOrDie(cfg).OperatorV1alpha2().NginxOperators("kept")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if o, err := client.Get(ctx, "fields", metav1.GetOptions{}); err == nil {
+				o.Spec.ContentUpdate = v1alpha2.ContentUpdateReload
+				w.asked.Add(1)
+				if updated, err := client.Update(ctx, o, metav1.UpdateOptions{}); err == nil && updated.Spec.ContentUpdate != "" {
+					w.acknowledged.Add(1)
+				} else if err == nil {
+					o = updated
+				}
+				o.Status.Conditions = []metav1.Condition{{Type: "Upgrading", Status: metav1.ConditionTrue, Reason: "StatusWrite", LastTransitionTime: metav1.Now()}}
+				if _, err := client.UpdateStatus(ctx, o, metav1.UpdateOptions{}); err == nil {
+					w.statuses.Add(1)
+				} else if !apierrors.IsConflict(err) && !retryable(err) {
+					t.Errorf("status write: %v", err)
+				}
+			}
+			cancel()
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// warningCounter counts the warnings that spec.contentUpdate was not stored.
+type warningCounter struct{ n *atomic.Int64 }
+
+func (c warningCounter) HandleWarningHeader(code int, agent, text string) {
+	if strings.Contains(text, "spec.contentUpdate was not stored") {
+		c.n.Add(1)
+	}
+}
+
+var _ rest.WarningHandler = warningCounter{}
