@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 LOCAL := .local
 
-.PHONY: all build generate bundle verify deps tools test test-e2e test-faults up down run run-standalone clean
+.PHONY: all build generate bundle verify deps tools test test-e2e test-faults up down run run-standalone clean release verify-release
 
 all: build
 
@@ -25,8 +25,9 @@ bundle: ## The OLM bundle in bundle/ (ClusterServiceVersion, annotations, bundle
 
 # Go modules: the product (.), its API types (pkg/apis) and generated clients (pkg/generated),
 # which clients import without the servers' dependencies, its generators and image builders
-# (hack/) and its test suites (test/); hack/tools builds the test cluster's Kubernetes binaries.
-MODULES := . pkg/apis pkg/generated hack test
+# (hack/) and its test suites (test/); hack/tools builds the test cluster's Kubernetes binaries;
+# hack/release cuts and checks releases, with dependencies (SPDX) the product does not have.
+MODULES := . pkg/apis pkg/generated hack test hack/release
 
 verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complains, the modules disagree on the product's dependencies, or a test sleeps outside hack/test-sleeps.allow
 	./hack/verify-codegen.sh
@@ -76,8 +77,14 @@ clean: down ## Stop the local stack, remove binaries and local state
 	rm -rf $(BIN) $(LOCAL) .local-standalone _output
 
 .PHONY: images
-images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset; PLATFORMS="linux/amd64 linux/arm64" adds the operator's multi-arch index
+images: tools ## OCI images (operator, pause, etcd, nginx) as archives in _output/images/, built offline with buildah; IMAGES="nginx-operator" builds a subset; PLATFORMS="linux/amd64 linux/arm64" adds multi-arch indexes of the operator and etcd images
 	./hack/images/build.sh $(IMAGES)
+
+release: ## Cut release VERSION=vX.Y.Z into _output/release/VERSION/: linux/amd64+arm64 images as OCI layouts with SPDX SBOMs, install.yaml, chart and OLM bundle pinned by digest, a size report, release.json, SHA256SUMS and cosign signatures. KEY=<cosign key> (password in COSIGN_PASSWORD; unset: a throwaway key pair), REGISTRY=<image prefix> (default example.com). Root (buildah); see docs/releasing.md
+	VERSION='$(VERSION)' REGISTRY='$(REGISTRY)' KEY='$(KEY)' ./hack/release.sh
+
+verify-release: ## Check a release offline: SHA256SUMS, cosign signatures, OCI layouts and their digests in release.json, install.yaml, chart and bundle, SBOMs. RELEASE_DIR=<dir> (default: the newest under _output/release), PUBLIC_KEY=<cosign.pub> (default: the release's own)
+	PUBLIC_KEY='$(PUBLIC_KEY)' ./hack/verify-release.sh $(RELEASE_DIR)
 
 .PHONY: bench
 bench: tools build ## Benchmarks on private local stacks: our API (direct and aggregated) against the same API as a CRD at 1k, 10k and 50k objects, small objects, 1000 watchers, then controller convergence at 1000; writes docs/benchmarks.{md,json,svg}, keeping the 10000-object convergence of make bench-controller (under 30 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -small-objects 200 -watchers 50 -convergence-n 100" for a quick run
