@@ -18,9 +18,7 @@ package integration
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -239,35 +237,13 @@ func scale(ctx context.Context, t *testing.T, objects v1alpha2client.NginxOperat
 	}
 }
 
-// specLeaves flattens spec's JSON into path=value pairs, one per field.
+// specLeaves flattens spec into path=value pairs, one per field.
 func specLeaves(t *testing.T, spec v1alpha2.NginxOperatorSpec) map[string]string {
 	t.Helper()
-	data, err := json.Marshal(spec)
+	leaves, err := framework.JSONLeaves("spec", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatal(err)
-	}
-	leaves := map[string]string{}
-	var walk func(path string, v any)
-	walk = func(path string, v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, child := range v {
-				walk(path+"."+k, child)
-			}
-		case []any:
-			for i, child := range v {
-				walk(path+"["+strconv.Itoa(i)+"]", child)
-			}
-		default:
-			b, _ := json.Marshal(v)
-			leaves[path] = string(b)
-		}
-	}
-	walk("spec", v)
 	return leaves
 }
 
