@@ -207,7 +207,7 @@ func verifyCmd(args []string) error {
 		fmt.Fprintln(os.Stderr, "FAIL "+p)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%s: %d problems", *dir, len(problems))
+		return fmt.Errorf("%s: %d problem(s)", *dir, len(problems))
 	}
 	return nil
 }

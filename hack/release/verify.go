@@ -144,6 +144,9 @@ func (v *verifier) checkSBOM(img imageRecord, l *layout) {
 	if doc.SPDXVersion != spdx.Version {
 		v.fail("image %s: SBOM %s is %s, want %s", img.Name, img.SBOM, doc.SPDXVersion, spdx.Version)
 	}
+	if want := img.Repository + "@" + l.index.Digest.String(); doc.DocumentName != want {
+		v.fail("image %s: SBOM %s is named %s, want %s", img.Name, img.SBOM, doc.DocumentName, want)
+	}
 	packages := map[string]*spdx.Package{}
 	for _, p := range doc.Packages {
 		packages[string(p.PackageSPDXIdentifier)] = p
