@@ -37,7 +37,7 @@ verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complai
 	@for m in $(MODULES); do echo "go vet ($$m)"; CGO_ENABLED=0 $(GO) -C $$m vet -trimpath ./... || exit 1; done
 
 # As root (the only way to run a real node) also kubelet, kube-proxy, CoreDNS and metrics-server.
-tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server, OLM's olm-operator, cert-manager, the Prometheus Operator and Prometheus
+tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server, OLM's olm-operator, cert-manager, the Prometheus Operator and Prometheus, and what the real-node test cuts, signs and pushes a release with (cosign, distribution's registry, crane)
 	./hack/tools/build.sh $(if $(filter 0,$(shell id -u)),--node)
 
 deps: ## Install the Debian packages the build and tests need (root), or name the missing ones and what skips without them

@@ -8,15 +8,28 @@
 # member, and the backups'). It also adds the backup component (components/etcd-backup).
 # Returns when both APIServices are Available.
 #
-# Usage: hack/deploy-to-node.sh [operator image reference]
-#   The default is the operator image hack/images/build.sh built (_output/images/images.env);
+# Usage: hack/deploy-to-node.sh [--artifacts DIR] [--component DIR]... [operator image reference]
+#   The default image is the operator image hack/images/build.sh built (_output/images/images.env);
 #   a different tag, already imported into the node, rolls the apiserver and the controller to it.
+#   --artifacts DIR  another release's artifacts/ (its deploy base and etcd-backup component),
+#                    as the upgrade tests install the previous release
+#   --component DIR  a further kustomize component, e.g. artifacts/overlays/components/upgrade-window
 set -Eeuo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib-etcd-volumes.sh"
 source "${ROOT}/_output/images/images.env"
 require_root
 k() { "${KUBECTL}" --kubeconfig "${KUBECONFIG_FILE}" "$@"; }
+artifacts="${ROOT}/artifacts"
+components=()
+while [[ $# -gt 0 && $1 == --* ]]; do
+  case $1 in
+    --artifacts) artifacts="$(realpath "$2")"; shift 2 ;;
+    --component) components+=("$(realpath "$2")"); shift 2 ;;
+    *) echo "unknown flag $1" >&2; exit 2 ;;
+  esac
+done
+components=("${artifacts}/overlays/components/etcd-backup" ${components[@]+"${components[@]}"})
 operator_image="${1:-${NGINX_OPERATOR_IMAGE}}"
 
 # An overlay of the base artifacts/deploy that sets the image references and adds the
@@ -25,7 +38,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "${work}"' EXIT
 # One hostPath PersistentVolume per etcd member, and one for the backups, each bound to its
 # claim, as an administrator provisions local volumes (hack/lib-etcd-volumes.sh).
-etcd_members="$(sed -n 's/^  replicas: \([0-9]*\)$/\1/p' "${ROOT}/artifacts/deploy/20-etcd.yaml")"
+etcd_members="$(sed -n 's/^  replicas: \([0-9]*\)$/\1/p' "${artifacts}/deploy/20-etcd.yaml")"
 volumes=(etcd-backups.yaml)
 backups_pv >"${work}/etcd-backups.yaml"
 for ((member = 0; member < etcd_members; member++)); do
@@ -36,17 +49,17 @@ cat >"${work}/kustomization.yaml" <<YAML
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
-  - $(realpath --relative-to="${work}" "${ROOT}/artifacts/deploy")
+  - $(realpath --relative-to="${work}" "${artifacts}/deploy")
 $(printf '  - %s\n' "${volumes[@]}")
 # The whole system, with scheduled backups (a snapshot every 6 hours into the backup volume).
 components:
-  - $(realpath --relative-to="${work}" "${ROOT}/artifacts/overlays/components/etcd-backup")
+$(for c in "${components[@]}"; do printf '  - %s\n' "$(realpath --relative-to="${work}" "${c}")"; done)
 images:
   - {name: example.com/nginx-operator, newName: ${operator_image%:*}, newTag: ${operator_image##*:}}
   - {name: registry.k8s.io/etcd, newName: ${ETCD_IMAGE%:*}, newTag: ${ETCD_IMAGE##*:}}
 YAML
 k apply -k "${work}" >/dev/null
-log "applied artifacts/deploy with ${operator_image} and ${ETCD_IMAGE}"
+log "applied ${artifacts}/deploy with ${operator_image} and ${ETCD_IMAGE}, components: $(basename -a "${components[@]}" | paste -sd' ')"
 
 # openssl talks on stderr even when all is well; show it only when the script fails.
 if ! out="$(KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${KUBECTL}" OUT_DIR="${NODE_DIR}/deploy-certs" "${ROOT}/hack/deploy-certs.sh" 2>&1)"; then

@@ -166,7 +166,7 @@ guards_first() {
 
 # --- the node itself: after kube-apiserver is ready --------------------------------
 node_up() {
-  mkdir -p "${NODE_DIR}"/{containerd,cni/net.d,cni/ipam,kubelet,pki}
+  mkdir -p "${NODE_DIR}"/{containerd/certs.d,cni/net.d,cni/ipam,kubelet,pki}
   new_cert ca "node-${NODE_NAME}" "/O=system:nodes/CN=system:node:${NODE_NAME}" clientAuth
   new_cert ca "node-${NODE_NAME}-serving" "/CN=${NODE_NAME}" serverAuth "DNS:${NODE_NAME},IP:${NODE_IP}"
   new_cert ca kube-proxy "/CN=system:kube-proxy" clientAuth
@@ -199,6 +199,10 @@ state = "${NODE_DIR}/containerd/state"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${NODE_DIR}/cni/net.d"
+  # A hosts.toml per registry, read at each pull: the real-node test trusts the CA of the
+  # registry it runs on loopback there (nothing else is reachable).
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "${NODE_DIR}/containerd/certs.d"
 TOML
   cat >"${NODE_DIR}/cni/net.d/10-nginx-operator.conflist" <<JSON
 {

@@ -2,7 +2,8 @@
 # Builds the pinned control-plane binaries used by `make up` and the e2e tests into
 # hack/tools/bin/<name>-<version>/ (git-ignored). Cached binaries are reused, so only
 # the first run on a machine pays for the build. With --node it also builds what the
-# optional real node runs: kubelet, kube-proxy and CoreDNS. With --release only what
+# optional real node runs (kubelet, kube-proxy and CoreDNS) and what its test cuts, signs
+# and pushes a release with (cosign, an OCI registry, crane). With --release only what
 # `make release` and hack/release-push.sh run: etcd (its image), Helm, cosign, an OCI
 # registry and crane.
 set -euo pipefail
@@ -154,14 +155,14 @@ ${RELEASE_ONLY} || ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
 # Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
 ${RUN_ONLY} || ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
 # make release signs with cosign (offline, with a key); distribution's registry and crane let
-# hack/release-push.sh and the tests push a release over TLS on loopback.
+# hack/release-push.sh and the real-node test push a release over TLS on loopback.
 COSIGN_VERSION="$(release_version github.com/sigstore/cosign/v2)"
 DISTRIBUTION_VERSION="$(release_version github.com/distribution/distribution/v3)"
 CRANE_VERSION="$(release_version github.com/google/go-containerregistry)"
 COSIGN_DIR="${BIN_DIR}/cosign-${COSIGN_VERSION}-${RELEASE_DIGEST}"
 REGISTRY_DIR="${BIN_DIR}/registry-${DISTRIBUTION_VERSION}-${RELEASE_DIGEST}"
 CRANE_DIR="${BIN_DIR}/crane-${CRANE_VERSION}-${RELEASE_DIGEST}"
-if ${RELEASE_ONLY}; then
+if ${RELEASE_ONLY} || ${WITH_NODE}; then
   CGO_ENABLED=0 build "${COSIGN_DIR}/cosign" github.com/sigstore/cosign/v2/cmd/cosign \
     "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}" release
   CGO_ENABLED=0 build "${REGISTRY_DIR}/registry" github.com/distribution/distribution/v3/cmd/registry \

@@ -37,8 +37,10 @@ func TestDeployOnRealNode(t *testing.T) {
 		}
 	})
 	refs := images(t)
-	// The Helm step starts from the previous release; its image builds meanwhile.
+	// The upgrade steps start from the previous release, and the Helm step upgrades to
+	// this tree cut as a release in a registry: both are made meanwhile.
 	startPreviousRelease(t)
+	startRegistryRelease(t, tag(refs["NGINX_OPERATOR_IMAGE"]))
 	steps := []step{
 		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
 		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
@@ -65,7 +67,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"a member whose volume is lost is replaced by hack/etcd-replace-member.sh", etcdLostVolume},
 		{"the defragmentation CronJob returns the space the compactions freed", etcdDefragCronJob},
 		{"a backup restores into a fresh etcd cluster with hack/etcd-restore.sh", etcdBackupRestores},
-		{"rolling the apiserver to a new image loses nothing", func(t *testing.T) { upgradesWithoutLoss(t) }},
+		{"kubectl apply -k upgrades the previous release to this one under load, losing no field", func(t *testing.T) { upgradesWithoutLoss(t, refs) }},
 		{"the previous release's Helm chart installs over the same data, upgrades to this one under load losing no field, rolls back and uninstalls cleanly", func(t *testing.T) { helmLifecycle(t, refs) }},
 		{"OLM v0 installs the bundle over the same data, and deleting the CSV removes what it made", func(t *testing.T) { olmInstallsTheBundle(t, refs) }},
 		{"cert-manager issues every certificate over the same data and renews them under load", func(t *testing.T) { certManagerIssuesAndRenews(t, refs) }},

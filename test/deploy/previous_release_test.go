@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func buildPreviousRelease(tree string) (string, error) {
 	// Its own build script, as its release was built; the tag is its version.
 	build := exec.Command(filepath.Join(tree, "hack", "images", "build.sh"), "nginx-operator")
 	build.Dir = tree
-	build.Env = append(stack.Env(), "TOOLS_BIN_DIR="+filepath.Join(stack.RepoRoot, "hack", "tools", "bin"), "VERSION="+release.Version, "IMAGE_TAG="+release.Version)
+	build.Env = append(slices.Clone(stack.Env()), "VERSION="+release.Version, "IMAGE_TAG="+release.Version)
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", &commandError{"building the operator image of " + release.Version, err, out}
 	}

@@ -18,8 +18,6 @@ package deploy
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,6 +25,8 @@ import (
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 const apiserverSelector = "app.kubernetes.io/name=nginx-operator-apiserver"
@@ -74,22 +74,49 @@ func budgetKeepsOneApiserver(t *testing.T) {
 	})
 }
 
-// upgradesWithoutLoss rebuilds the operator image under a new tag, imports it into the
-// node and rolls the apiserver and controller to it while clients read and write.
-func upgradesWithoutLoss(t *testing.T) {
-	newImage := rebuildOperatorImage(t)
+// upgradesWithoutLoss installs the previous release from its own artifacts/ with
+// kubectl apply -k, then upgrades to this release as docs/operations.md says, the
+// first step (the upgrade-window component) under the read/write loop and a writer
+// that asks for spec.contentUpdate and writes status all along.
+func upgradesWithoutLoss(t *testing.T, refs map[string]string) {
+	previous, previousTree, previousImage := waitPreviousRelease(t)
+	image := refs["NGINX_OPERATOR_IMAGE"]
+	deploy := func(args ...string) {
+		t.Helper()
+		start := time.Now()
+		if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute, args...); err != nil {
+			t.Fatalf("deploy-to-node.sh %v: %v\n%s", args, err, out)
+		}
+		t.Logf("deploy-to-node.sh %v: %s", args, framework.Describe(time.Since(start)))
+	}
+	deploy("--artifacts", filepath.Join(previousTree, "artifacts"), previousImage)
+	onlyApiserverPods(t, "of "+previous.Version, func(got, _ string) bool { return got == previousImage })
+	const ns = "upgrade-fields"
+	mustKubectl(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
+	mustKubectl(t, fieldsObject, "create", "-n", ns, "-f", "-")
+	before := specFields(t, ns)
+
 	// deploy-to-node.sh runs hack/deploy-certs.sh again: a renewal of the serving
 	// certificate from the same CA, which the APIServices keep trusting.
 	caBundle, serial := servingCertificate(t)
 	metricsSerial := controllerMetricsSerial(t)
+	var writes newFieldWrites
 	underLoad(t, "upgrade-load", func() {
-		start := time.Now()
-		if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute, newImage); err != nil {
-			t.Errorf("deploy-to-node.sh %s: %v\n%s", newImage, err, out)
-			return
-		}
-		t.Logf("rolled to %s in %s", newImage, time.Since(start).Round(100*time.Millisecond))
+		stop := writes.start(t, ns)
+		deploy("--component", filepath.Join(stack.RepoRoot, "artifacts", "overlays", "components", "upgrade-window"), image)
+		onlyApiserverPods(t, "of this release", func(got, _ string) bool { return got == image })
+		// Every replica is new now, and still in the window: each write is answered so.
+		waitFor(t, time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
+		stop()
 	})
+	writes.check(t, previous.Version)
+	compareFields(t, "after the upgrade", before, specFields(t, ns))
+	t.Logf("%d spec fields of %s kept through the upgrade", len(before), previous.Version)
+	// The window ends: the base without the component.
+	deploy(image)
+	newFieldAcceptedAfterTheWindow(t, ns)
+
 	renewedBundle, renewed := servingCertificate(t)
 	if renewedBundle != caBundle {
 		t.Error("re-running hack/deploy-certs.sh replaced the CA the APIServices trust")
@@ -126,45 +153,12 @@ func upgradesWithoutLoss(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if f := strings.Fields(line); len(f) == 2 {
 			running++
-			if f[1] != newImage {
-				t.Errorf("pod %s runs %s after the upgrade to %s", f[0], f[1], newImage)
+			if f[1] != image {
+				t.Errorf("pod %s runs %s after the upgrade to %s", f[0], f[1], image)
 			}
 		}
 	}
 	if running != 4 {
 		t.Errorf("%d apiserver and controller pods after the upgrade, want 4:\n%s", running, out)
 	}
-}
-
-// rebuildOperatorImage builds the operator image again under a new tag and imports it
-// into the node's containerd.
-func rebuildOperatorImage(t *testing.T) string {
-	t.Helper()
-	// The rebuild records its tag in the shared images.env; put the regular one back
-	// afterwards, so a later `make run NODE=real` deploys what `make images` built.
-	envFile := filepath.Join(stack.RepoRoot, "_output", "images", "images.env")
-	saved, err := os.ReadFile(envFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.WriteFile(envFile, saved, 0o644) })
-	tag := "v0.0.0-upgrade." + time.Now().Format("150405")
-	cmd := exec.Command(filepath.Join(stack.RepoRoot, "hack", "images", "build.sh"), "nginx-operator")
-	cmd.Env = append(stack.Env(), "IMAGE_TAG="+tag)
-	cmd.Dir = stack.RepoRoot
-	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("rebuilding the operator image: %v\n%s", err, out)
-	}
-	refs := images(t)
-	if !strings.HasSuffix(refs["NGINX_OPERATOR_IMAGE"], ":"+tag) {
-		t.Fatalf("images.env names %s after building tag %s", refs["NGINX_OPERATOR_IMAGE"], tag)
-	}
-	imp := exec.Command(filepath.Join(stack.RepoRoot, "hack", "images", "import.sh"),
-		"--address", filepath.Join(stack.LocalDir, "node", "containerd", "containerd.sock"), refs["NGINX_OPERATOR_ARCHIVE"])
-	if out, err := imp.CombinedOutput(); err != nil {
-		t.Fatalf("importing %s: %v\n%s", refs["NGINX_OPERATOR_ARCHIVE"], err, out)
-	}
-	t.Logf("rebuilt and imported %s in %s", refs["NGINX_OPERATOR_IMAGE"], time.Since(start).Round(100*time.Millisecond))
-	return refs["NGINX_OPERATOR_IMAGE"]
 }

@@ -19,8 +19,6 @@ package deploy
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,9 +36,9 @@ import (
 )
 
 // fieldsObject sets every spec field the previous release knows; replicas 0, so that
-// the names it mounts need not exist.
+// the names it mounts need not exist. Created as "fields" in a namespace of the test's.
 const fieldsObject = `{"apiVersion": "operator.example.com/v1alpha2", "kind": "NginxOperator",
- "metadata": {"name": "fields", "namespace": "kept", "labels": {"tier": "edge"}, "annotations": {"team": "web"}},
+ "metadata": {"name": "fields", "labels": {"tier": "edge"}, "annotations": {"team": "web"}},
  "spec": {"image": "registry.example.com/nginx:1.27", "replicas": 0, "forceRedeploy": "2026-11-26",
   "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
   "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
@@ -57,61 +55,40 @@ const fieldsObject = `{"apiVersion": "operator.example.com/v1alpha2", "kind": "N
   "scratch": [{"name": "cache", "mountPath": "/var/cache/nginx", "sizeLimit": "64Mi"}],
   "metrics": {"enabled": true}}}`
 
-// upgradeAcrossReleases upgrades the Helm release from the previous release to this one
-// as docs/operations.md says, under the read/write loop and a writer that asks for
-// spec.contentUpdate (new in this release) and writes status all along: first with the
-// new replicas emulating the previous release, then without; then rolls back.
-func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...string) string, image, previousImage string) {
-	chart := filepath.Join(stack.RepoRoot, "charts", "nginx-operator")
+// upgradeAcrossReleases upgrades the Helm release from the previous release to this one,
+// cut as a release and pushed to a registry on loopback (registryRelease): the chart from
+// oci://, every image pulled from there by digest. It does so as docs/operations.md says,
+// under the read/write loop and a writer that asks for spec.contentUpdate (new in this
+// release) and writes status all along: first with the new replicas emulating the
+// previous release, then without; then rolls back.
+func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...string) string, previousImage string) {
+	chart, version, images, caFile := waitRegistryRelease(t)
+	fromRegistry := []string{chart, "--version", strings.TrimPrefix(version, "v"), "--ca-file", caFile, "--namespace", systemNS, "--wait", "--timeout", "5m"}
+	image, etcdImage := images["nginx-operator"], images["etcd"]
 	previousMinor := strings.TrimPrefix(previous[:strings.LastIndex(previous, ".")], "v")
-	mustKubectl(t, fieldsObject, "create", "-f", "-")
-	before := specFields(t)
+	mustKubectl(t, fieldsObject, "create", "-n", "kept", "-f", "-")
+	before := specFields(t, "kept")
 
 	var writes newFieldWrites
 	underLoad(t, "helm-upgrade-load", func() {
-		stop := writes.start(t)
+		stop := writes.start(t, "kept")
 		start := time.Now()
-		runHelm("upgrade", "nginx-operator", chart, "--namespace", systemNS, "--reuse-values", "--wait", "--timeout", "5m",
-			"--set", "image.repository="+repository(image), "--set", "image.tag="+tag(image),
-			"--set", "apiserver.emulatedVersion="+previousMinor)
+		// The release's values pin both images by tag@digest; only the registry is ours.
+		runHelm(append([]string{"upgrade", "nginx-operator"}, append(fromRegistry,
+			"--set", "image.repository="+strings.Split(image, "@")[0], "--set", "etcd.image.repository="+strings.Split(etcdImage, "@")[0],
+			"--set", "apiserver.emulatedVersion="+previousMinor)...)...)
 		// Every replica is new now, and still in the window: each write is answered so.
 		waitFor(t, time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
 		stop()
 		t.Logf("upgraded from %s to %s emulating %s in %s", previous, image, previousMinor, framework.Describe(time.Since(start)))
 	})
-	t.Logf("during the upgrade: %d writes of spec.contentUpdate (%d acknowledged, %d answered with the warning), %d status writes",
-		writes.asked.Load(), writes.acknowledged.Load(), writes.warned.Load(), writes.statuses.Load())
-	if writes.acknowledged.Load() != 0 {
-		t.Errorf("%d writes of spec.contentUpdate were acknowledged while replicas of %s served", writes.acknowledged.Load(), previous)
-	}
-	if writes.statuses.Load() == 0 {
-		t.Errorf("the writer wrote no status: the window was not exercised")
-	}
-	for _, d := range []string{"nginx-operator-apiserver", "nginx-operator-controller"} {
-		if got := get(t, "get", "deployment", "-n", systemNS, d, "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != image {
-			t.Errorf("after helm upgrade %s runs %s, want %s", d, got, image)
-		}
-	}
-	compareFields(t, "after the upgrade", before, specFields(t))
+	writes.check(t, previous)
+	pulledFromTheRegistry(t, image, etcdImage)
+	compareFields(t, "after the upgrade", before, specFields(t, "kept"))
 
-	// The window ends: every replica runs this release; the new field is accepted and
-	// stays through the controller's status writes.
-	runHelm("upgrade", "nginx-operator", chart, "--namespace", systemNS, "--reuse-values", "--wait", "--timeout", "5m", "--set", "apiserver.emulatedVersion=")
-	if args := get(t, "get", "deployment", "-n", systemNS, "nginx-operator-apiserver", "-o", "jsonpath={.spec.template.spec.containers[0].args}"); strings.Contains(args, "--emulated-version") {
-		t.Errorf("the apiserver still emulates after the window: %s", args)
-	}
-	// helm --wait returns once the new pods are ready; a replica that still emulates
-	// serves until its pod is gone (and would store nothing of the new field, with a
-	// warning).
-	onlyApiserverPods(t, "that do not emulate", func(image, args string) bool { return !strings.Contains(args, "--emulated-version") })
-	mustKubectl(t, "", "patch", "ngx", "-n", "kept", "fields", "--type=merge", "-p", `{"spec": {"contentUpdate": "Reload", "forceRedeploy": "after-the-window"}}`)
-	generation := get(t, "get", "ngx", "-n", "kept", "fields", "-o", "jsonpath={.metadata.generation}")
-	waitFor(t, 2*time.Minute, "the controller to observe the new field", func() bool {
-		return get(t, "get", "ngx", "-n", "kept", "fields", "-o", "jsonpath={.status.observedGeneration}") == generation
-	})
-	if got := get(t, "get", "ngx", "-n", "kept", "fields", "-o", "jsonpath={.spec.contentUpdate}"); got != "Reload" {
-		t.Errorf("spec.contentUpdate = %q after the controller's status write, want Reload", got)
-	}
+	// The window ends: every replica runs this release.
+	runHelm(append([]string{"upgrade", "nginx-operator"}, append(fromRegistry, "--reuse-values", "--set", "apiserver.emulatedVersion=")...)...)
+	newFieldAcceptedAfterTheWindow(t, "kept")
 
 	// Rollback to the previous release: it does not know the new field, so reads lack it
 	// and the next write of the object removes it (docs/operations.md, "Rolling back");
@@ -128,7 +105,7 @@ func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...s
 		}
 	}
 	mustKubectl(t, "", "patch", "ngx", "-n", "kept", "fields", "--type=merge", "-p", `{"spec": {"forceRedeploy": "2026-11-26"}}`)
-	after := specFields(t)
+	after := specFields(t, "kept")
 	if _, ok := after["spec.contentUpdate"]; ok {
 		t.Errorf("spec.contentUpdate is served by %s after the rollback", previous)
 	}
@@ -137,6 +114,29 @@ func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...s
 		t.Errorf("NginxOperators after the rollback: %s, want %s", got, objectsBefore)
 	}
 	t.Logf("%d spec fields of %s kept through the upgrade and the rollback", len(before), previous)
+}
+
+// pulledFromTheRegistry checks that the apiserver, the controller and etcd run the
+// release's images, which the node's containerd pulled from the registry by digest.
+func pulledFromTheRegistry(t *testing.T, image, etcdImage string) {
+	t.Helper()
+	for _, w := range []struct{ selector, want string }{
+		{"app.kubernetes.io/name=nginx-operator-apiserver", image},
+		{"app.kubernetes.io/name=nginx-operator-controller", image},
+		{"app.kubernetes.io/name=nginx-operator-etcd", etcdImage},
+	} {
+		digest := w.want[strings.Index(w.want, "@"):]
+		waitFor(t, 3*time.Minute, w.selector+" pods to run "+w.want, func() bool {
+			out := strings.Fields(get(t, "get", "pods", "-n", systemNS, "-l", w.selector, "-o", `jsonpath={range .items[*]}{.status.containerStatuses[0].imageID}{" "}{end}`))
+			for _, id := range out {
+				if !strings.HasSuffix(id, digest) {
+					return false
+				}
+			}
+			return len(out) > 0
+		})
+	}
+	t.Logf("the apiserver, the controller and etcd run %s and %s, pulled from the registry", image, etcdImage)
 }
 
 // onlyApiserverPods waits until every apiserver pod, terminating ones included, is one
@@ -160,33 +160,39 @@ func onlyApiserverPods(t *testing.T, what string, ok func(image, args string) bo
 	})
 }
 
-// specFields is the spec of kept/fields flattened to path=value, one entry per field.
-func specFields(t *testing.T) map[string]string {
+// newFieldAcceptedAfterTheWindow checks, once the window has ended, that the new field
+// is accepted on ns/fields and stays through the controller's status writes.
+func newFieldAcceptedAfterTheWindow(t *testing.T, ns string) {
+	t.Helper()
+	if args := get(t, "get", "deployment", "-n", systemNS, "nginx-operator-apiserver", "-o", "jsonpath={.spec.template.spec.containers[0].args}"); strings.Contains(args, "--emulated-version") {
+		t.Errorf("the apiserver still emulates after the window: %s", args)
+	}
+	// A replica that still emulates serves until its pod is gone (and would store nothing
+	// of the new field, with a warning).
+	onlyApiserverPods(t, "that do not emulate", func(image, args string) bool { return !strings.Contains(args, "--emulated-version") })
+	mustKubectl(t, "", "patch", "ngx", "-n", ns, "fields", "--type=merge", "-p", `{"spec": {"contentUpdate": "Reload", "forceRedeploy": "after-the-window"}}`)
+	generation := get(t, "get", "ngx", "-n", ns, "fields", "-o", "jsonpath={.metadata.generation}")
+	waitFor(t, 2*time.Minute, "the controller to observe the new field", func() bool {
+		return get(t, "get", "ngx", "-n", ns, "fields", "-o", "jsonpath={.status.observedGeneration}") == generation
+	})
+	if got := get(t, "get", "ngx", "-n", ns, "fields", "-o", "jsonpath={.spec.contentUpdate}"); got != "Reload" {
+		t.Errorf("spec.contentUpdate = %q after the controller's status write, want Reload", got)
+	}
+}
+
+// specFields is the spec of ns/fields flattened to path=value, one entry per field.
+func specFields(t *testing.T, ns string) map[string]string {
 	t.Helper()
 	var o struct {
 		Spec map[string]any `json:"spec"`
 	}
-	if err := json.Unmarshal([]byte(get(t, "get", "ngx", "-n", "kept", "fields", "-o", "json")), &o); err != nil {
+	if err := json.Unmarshal([]byte(get(t, "get", "ngx", "-n", ns, "fields", "-o", "json")), &o); err != nil {
 		t.Fatal(err)
 	}
-	leaves := map[string]string{}
-	var walk func(path string, v any)
-	walk = func(path string, v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, child := range v {
-				walk(path+"."+k, child)
-			}
-		case []any:
-			for i, child := range v {
-				walk(fmt.Sprintf("%s[%d]", path, i), child)
-			}
-		default:
-			b, _ := json.Marshal(v)
-			leaves[path] = string(b)
-		}
+	leaves, err := framework.JSONLeaves("spec", o.Spec)
+	if err != nil {
+		t.Fatal(err)
 	}
-	walk("spec", o.Spec)
 	return leaves
 }
 
@@ -200,19 +206,33 @@ func compareFields(t *testing.T, when string, want, got map[string]string) {
 	}
 }
 
-// newFieldWrites asks for spec.contentUpdate on kept/fields and writes its status, over
+// newFieldWrites asks for spec.contentUpdate on ns/fields and writes its status, over
 // and over, through whichever apiserver replica the aggregator picks.
 type newFieldWrites struct {
 	asked, acknowledged, warned, statuses atomic.Int64
 }
 
-func (w *newFieldWrites) start(t *testing.T) (stop func()) {
+// check reports what the writer saw: no write of the new field may have been
+// acknowledged while replicas of the previous release served.
+func (w *newFieldWrites) check(t *testing.T, previous string) {
+	t.Helper()
+	t.Logf("during the upgrade: %d writes of spec.contentUpdate (%d acknowledged, %d answered with the warning), %d status writes",
+		w.asked.Load(), w.acknowledged.Load(), w.warned.Load(), w.statuses.Load())
+	if w.acknowledged.Load() != 0 {
+		t.Errorf("%d writes of spec.contentUpdate were acknowledged while replicas of %s served", w.acknowledged.Load(), previous)
+	}
+	if w.statuses.Load() == 0 {
+		t.Errorf("the writer wrote no status: the window was not exercised")
+	}
+}
+
+func (w *newFieldWrites) start(t *testing.T, ns string) (stop func()) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", stack.Kubeconfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.WarningHandler = warningCounter{&w.warned}
-	client := clientset.NewForConfigOrDie(cfg).OperatorV1alpha2().NginxOperators("kept")
+	client := clientset.NewForConfigOrDie(cfg).OperatorV1alpha2().NginxOperators(ns)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

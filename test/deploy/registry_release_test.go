@@ -1,0 +1,178 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/example/nginx-operator/test/framework"
+)
+
+// registryRelease is this tree cut as a release (make release, signed with a key made
+// for the test), pushed to an OCI registry on loopback with TLS (hack/release-push.sh),
+// its image signatures verified there with cosign, and the node's containerd told to
+// trust the registry: what the Helm step upgrades to, pulled from it by digest. It is
+// made beside the first steps (startRegistryRelease); the Helm step waits for it.
+var registryRelease struct {
+	once     sync.Once
+	done     chan struct{}
+	registry *framework.Registry
+	version  string
+	chart    string            // oci://<host>/charts/nginx-operator
+	images   map[string]string // image name (nginx-operator, etcd) -> <host>/<repository>@<digest>
+	err      error
+}
+
+// releaseTools are the pinned binaries the release is cut, pushed and checked with.
+type releaseTools struct{ registry, cosign string }
+
+// startRegistryRelease cuts and pushes the release in the background.
+func startRegistryRelease(t *testing.T, version string) {
+	registryRelease.once.Do(func() {
+		registryRelease.done = make(chan struct{})
+		tools := releaseTools{registry: framework.ToolBinary(t, "REGISTRY_BIN"), cosign: framework.ToolBinary(t, "COSIGN_BIN")}
+		dir, err := os.MkdirTemp("", "nginx-operator-registry-release-")
+		if err != nil {
+			registryRelease.err = err
+			close(registryRelease.done)
+			return
+		}
+		t.Cleanup(func() {
+			<-registryRelease.done
+			if registryRelease.registry != nil {
+				registryRelease.registry.Stop()
+			}
+			os.RemoveAll(dir)
+		})
+		go func() {
+			defer close(registryRelease.done)
+			registryRelease.version = version
+			registryRelease.err = cutAndPush(tools, dir, version)
+		}()
+	})
+}
+
+// waitRegistryRelease waits for what startRegistryRelease began.
+func waitRegistryRelease(t *testing.T) (chart, version string, images map[string]string, caFile string) {
+	t.Helper()
+	start := time.Now()
+	<-registryRelease.done
+	if registryRelease.err != nil {
+		t.Fatalf("the release in the registry: %v", registryRelease.err)
+	}
+	t.Logf("release %s in the registry %s (waited %s): chart %s, images %v", registryRelease.version, registryRelease.registry.Host,
+		framework.Describe(time.Since(start)), registryRelease.chart, registryRelease.images)
+	return registryRelease.chart, registryRelease.version, registryRelease.images, registryRelease.registry.CAFile
+}
+
+func cutAndPush(tools releaseTools, dir, version string) error {
+	run := func(what string, env []string, name string, args ...string) (string, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = stack.RepoRoot, append(append(slices.Clone(stack.Env()), "TUF_ROOT="+filepath.Join(dir, "sigstore"), "TUF_MIRROR=file:///nonexistent"), env...)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return string(out), &commandError{what, err, out}
+		}
+		fmt.Fprintf(os.Stderr, "registry release: %s in %s\n", what, framework.Describe(time.Since(start)))
+		return string(out), nil
+	}
+	password := "COSIGN_PASSWORD=release-test"
+	for _, prefix := range []string{"cosign", "other"} {
+		if _, err := run("a key pair", []string{password}, tools.cosign, "generate-key-pair", "--output-key-prefix", filepath.Join(dir, prefix)); err != nil {
+			return err
+		}
+	}
+	// The release build records its tags in the shared images.env; put the regular one
+	// back, so the walk's later steps deploy what `make images` built.
+	envFile := filepath.Join(stack.RepoRoot, "_output", "images", "images.env")
+	saved, err := os.ReadFile(envFile)
+	if err != nil {
+		return err
+	}
+	_, err = run("make release", []string{"VERSION=" + version, "KEY=" + filepath.Join(dir, "cosign.key"), password,
+		"RELEASE_OUTPUT=" + filepath.Join(dir, "release")}, filepath.Join(stack.RepoRoot, "hack", "release.sh"))
+	if restore := os.WriteFile(envFile, saved, 0o644); err == nil {
+		err = restore
+	}
+	if err != nil {
+		return err
+	}
+	releaseDir := filepath.Join(dir, "release", version)
+
+	if err := os.MkdirAll(filepath.Join(dir, "registry"), 0o755); err != nil {
+		return err
+	}
+	if registryRelease.registry, err = framework.StartRegistry(tools.registry, filepath.Join(dir, "registry")); err != nil {
+		return err
+	}
+	host, ca := registryRelease.registry.Host, registryRelease.registry.CAFile
+	out, err := run("hack/release-push.sh", []string{"CA_FILE=" + ca}, filepath.Join(stack.RepoRoot, "hack", "release-push.sh"), host, releaseDir)
+	if err != nil {
+		return err
+	}
+	// "pushed  <host>/<repository>:<tag>@<digest> (<name>, signature attached)" per image.
+	registryRelease.images = map[string]string{}
+	scanner := bufio.NewScanner(strings.NewReader(out))
+	for scanner.Scan() {
+		f := strings.Fields(scanner.Text())
+		if len(f) >= 3 && f[0] == "pushed" && strings.HasPrefix(f[2], "(") && !strings.HasPrefix(f[1], "oci://") {
+			ref, name := f[1], strings.TrimSuffix(strings.TrimPrefix(f[2], "("), ",")
+			repository, digest, _ := strings.Cut(ref, "@")
+			registryRelease.images[name] = repository[:strings.LastIndex(repository, ":")] + "@" + digest
+		}
+	}
+	if len(registryRelease.images) != 2 {
+		return fmt.Errorf("hack/release-push.sh pushed %v, want nginx-operator and etcd:\n%s", registryRelease.images, out)
+	}
+	registryRelease.chart = "oci://" + host + "/charts/nginx-operator"
+
+	// Signatures checked in the registry before anything runs the images: with the
+	// release's key they verify, with another key they must not.
+	for _, ref := range registryRelease.images {
+		verify := func(key string) error {
+			_, err := run("cosign verify "+ref+" with "+filepath.Base(key), nil, tools.cosign, "verify", "--key", key,
+				"--insecure-ignore-tlog", "--registry-cacert", ca, ref)
+			return err
+		}
+		if err := verify(filepath.Join(dir, "cosign.pub")); err != nil {
+			return err
+		}
+		if err := verify(filepath.Join(dir, "other.pub")); err == nil {
+			return fmt.Errorf("cosign verify %s accepted a key that did not sign it", ref)
+		}
+	}
+
+	// The node's containerd reads a hosts.toml per registry at each pull (hack/lib-node.sh).
+	hosts := filepath.Join(stack.LocalDir, "node", "containerd", "certs.d", host)
+	if err := os.MkdirAll(hosts, 0o755); err != nil {
+		return err
+	}
+	var toml bytes.Buffer
+	fmt.Fprintf(&toml, "server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n  ca = %q\n", "https://"+host, "https://"+host, ca)
+	return os.WriteFile(filepath.Join(hosts, "hosts.toml"), toml.Bytes(), 0o644)
+}
