@@ -15,7 +15,7 @@
 #   lane units  product  go test -race of the product's modules: cmd/ and pkg/, with the
 #                        API types (pkg/apis) and generated clients (pkg/generated)
 #               suites   the other packages of test/: integration, manifests, scripts, the
-#                        framework's and the benchmark's own tests
+#                        framework's and the benchmark's own tests; and hack/release's
 #               fuzz     every fuzz target for FUZZTIME (default 10s)
 #
 # Every go test runs with the race detector. Each lane's output is printed whole when the
@@ -66,11 +66,14 @@ kwok_lane() {
   step faults suite ./faults/...
 }
 
-# other_suites: the packages of test/ that need no control plane.
+# other_suites: the packages of test/ that need no control plane, and the release tool's
+# own tests (module hack/release).
 other_suites() {
-  local others
+  local others rc=0
   mapfile -t others < <("${GO}" -C test list ./... | grep -Ev '/test/(deploy|e2e|faults)$')
-  suite "${others[@]}"
+  suite "${others[@]}" || rc=1
+  "${GO}" -C hack/release test "${TEST_FLAGS[@]}" ./... || rc=1
+  return "${rc}"
 }
 
 units_lane() {
