@@ -37,7 +37,8 @@ import (
 type Config struct {
 	GenericConfig *genericapiserver.RecommendedConfig
 	// FeatureGate is nginx-operator's (pkg/features), at the emulated release; nil means
-	// every gate at its default for this binary's release.
+	// every gate at its default for this binary's release (New refuses a server without
+	// an effective version anyway).
 	FeatureGate featuregate.FeatureGate
 }
 
@@ -68,7 +69,7 @@ func (c *Config) Complete() CompletedConfig {
 		return renameWarnings(withListWriteBuffer(api), renames)
 	})
 	gate := c.FeatureGate
-	if gate == nil {
+	if gate == nil && c.GenericConfig.EffectiveVersion != nil {
 		gate = features.NewFeatureGate(c.GenericConfig.EffectiveVersion.BinaryVersion())
 	}
 	return CompletedConfig{generic: c.GenericConfig.Complete(), featureGate: gate}
