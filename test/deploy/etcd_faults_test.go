@@ -43,28 +43,6 @@ func etcdRunsThreeMembers(t *testing.T) {
 	}
 }
 
-// etcdRollingRestart restarts every member one after the other, as an etcd patch upgrade
-// rolls the StatefulSet, under load. The leader's pod is among them: another member takes
-// over (a later term), and no acknowledged write is lost, which is also what a deleted
-// leader's pod costs (its deletion is the same graceful stop).
-func etcdRollingRestart(t *testing.T) {
-	underLoad(t, "etcd-rolling-load", func() {
-		leader, term := etcdLeader(t)
-		if leader == "" {
-			t.Fatal("no etcd leader")
-		}
-		start := time.Now()
-		mustKubectl(t, "", "rollout", "restart", "-n", systemNS, "statefulset/"+etcdStatefulSet)
-		mustKubectl(t, "", "rollout", "status", "-n", systemNS, "statefulset/"+etcdStatefulSet, "--timeout=5m")
-		waitForEtcdMembers(t, 3*time.Minute)
-		now, newTerm := etcdLeader(t)
-		t.Logf("rolled the three members in %s; %s led in term %d before, %s leads in term %d", time.Since(start).Round(100*time.Millisecond), leader, term, now, newTerm)
-		if newTerm <= term {
-			t.Errorf("the leader %s was restarted but the term stayed %d: no member took over", leader, term)
-		}
-	})
-}
-
 // etcdQuorumLoss stops two of the three members: writes fail within their timeout with an
 // error that says what is wrong and that a client retries (503 or 504, not 500), the
 // apiservers turn unready and the APIServices unavailable; with the members back,

@@ -69,6 +69,10 @@ func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...s
 	mustKubectl(t, fieldsObject, "create", "-n", "kept", "-f", "-")
 	before := specFields(t, "kept")
 
+	// etcd rolls too, to the release's etcd image, its leader's pod included: another
+	// member takes over (a later term) and, under the loop, no acknowledged write is lost.
+	// This is also the walk's test of an etcd rolling restart.
+	leader, term := etcdLeader(t)
 	var writes newFieldWrites
 	underLoad(t, "helm-upgrade-load", func() {
 		stop := writes.start(t, "kept")
@@ -84,6 +88,12 @@ func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...s
 	})
 	writes.check(t, previous)
 	pulledFromTheRegistry(t, image, etcdImage)
+	waitForEtcdMembers(t, 3*time.Minute)
+	if now, newTerm := etcdLeader(t); newTerm <= term {
+		t.Errorf("etcd's members, the leader %s's included, were replaced but the term stayed %d (now %s leads)", leader, term, now)
+	} else {
+		t.Logf("etcd: %s led in term %d before the upgrade, %s leads in term %d", leader, term, now, newTerm)
+	}
 	compareFields(t, "after the upgrade", before, specFields(t, "kept"))
 
 	// The window ends: every replica runs this release.
