@@ -92,7 +92,7 @@ func helmLifecycle(t *testing.T, refs map[string]string) {
 		t.Errorf("the NginxOperator stored before the switch has uid %q after it, want %q", got, uid)
 	}
 
-	upgradeAcrossReleases(t, previous.Version, runHelm, previousImage)
+	upgradeAcrossReleases(t, previous, runHelm, previousImage)
 
 	deleted := watchDeletions(t)
 	runHelm("uninstall", "nginx-operator", "--namespace", systemNS, "--wait", "--timeout", "5m")

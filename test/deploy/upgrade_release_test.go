@@ -61,11 +61,11 @@ const fieldsObject = `{"apiVersion": "operator.example.com/v1alpha2", "kind": "N
 // under the read/write loop and a writer that asks for spec.contentUpdate (new in this
 // release) and writes status all along: first with the new replicas emulating the
 // previous release, then without; then rolls back.
-func upgradeAcrossReleases(t *testing.T, previous string, runHelm func(args ...string) string, previousImage string) {
+func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func(args ...string) string, previousImage string) {
+	previous, previousMinor := release.Version, release.MajorMinor()
 	chart, version, images, caFile := waitRegistryRelease(t)
 	fromRegistry := []string{chart, "--version", strings.TrimPrefix(version, "v"), "--ca-file", caFile, "--namespace", systemNS, "--wait", "--timeout", "5m"}
 	image, etcdImage := images["nginx-operator"], images["etcd"]
-	previousMinor := strings.TrimPrefix(previous[:strings.LastIndex(previous, ".")], "v")
 	mustKubectl(t, fieldsObject, "create", "-n", "kept", "-f", "-")
 	before := specFields(t, "kept")
 

@@ -32,6 +32,15 @@ type Release struct {
 	Commit  string
 }
 
+// MajorMinor is r's release line as --emulated-version takes it: v0.1.0 -> 0.1.
+func (r Release) MajorMinor() string {
+	v, _, _ := strings.Cut(strings.TrimPrefix(r.Version, "v"), "-")
+	if i := strings.LastIndex(v, "."); i >= 0 {
+		v = v[:i]
+	}
+	return v
+}
+
 // PreviousRelease reads hack/previous-release: the release upgrades are tested from.
 func PreviousRelease(repoRoot string) (Release, error) {
 	data, err := os.ReadFile(filepath.Join(repoRoot, "hack", "previous-release"))

@@ -70,7 +70,7 @@ func previousReleaseBinary(t *testing.T) (framework.Release, string) {
 // emulates the previous one (--emulated-version) and accepts none of its new fields.
 func TestUpgradeWindowLosesNoField(t *testing.T) {
 	release, binary := previousReleaseBinary(t)
-	emulate := "--emulated-version=nginx-operator=" + strings.TrimPrefix(release.Version[:strings.LastIndex(release.Version, ".")], "v")
+	emulate := "--emulated-version=nginx-operator=" + release.MajorMinor()
 
 	// The hazard, shown so that the rest of this test is known to be able to fail: a
 	// field this release stored is gone after the previous release's status write.

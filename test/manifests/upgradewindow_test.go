@@ -33,7 +33,7 @@ func TestUpgradeWindowEmulatesThePreviousRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	majorMinor := strings.TrimPrefix(previous.Version[:strings.LastIndex(previous.Version, ".")], "v")
+	majorMinor := previous.MajorMinor()
 	component, err := os.ReadFile(filepath.Join(repo, "artifacts", "overlays", "components", "upgrade-window", "kustomization.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,27 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import "testing"
+
+func TestReleaseMajorMinor(t *testing.T) {
+	for version, want := range map[string]string{"v0.1.0": "0.1", "v1.12.3-rc.1": "1.12"} {
+		if got := (Release{Version: version}).MajorMinor(); got != want {
+			t.Errorf("%s: MajorMinor() = %q, want %q", version, got, want)
+		}
+	}
+}
