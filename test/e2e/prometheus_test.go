@@ -253,8 +253,9 @@ func (q promQuerier) waitMove(t *testing.T, expr string, before map[string]float
 }
 
 // waitTargets waits until the targets API reports the targets of the jobs in up healthy
-// and those of the jobs in scraped scraped at least once (up or down), and returns the
-// targets by job.
+// and those of the jobs in scraped scraped at least once (up or down), and until the
+// up series of every job can be queried (the targets API reports a scrape's health
+// before the scrape's samples are committed), and returns the targets by job.
 func (q promQuerier) waitTargets(timeout time.Duration, up, scraped []string) map[string]promv1.ActiveTarget {
 	q.t.Helper()
 	byJob := map[string]promv1.ActiveTarget{}
@@ -273,6 +274,13 @@ func (q promQuerier) waitTargets(timeout time.Duration, up, scraped []string) ma
 		}
 		for _, job := range scraped {
 			done = done && byJob[job].Health != promv1.HealthUnknown && byJob[job].Health != ""
+		}
+		for _, job := range append(up, scraped...) {
+			if !done {
+				break
+			}
+			_, err = q.value(fmt.Sprintf(`sum(up{job=%q})`, job))
+			done = err == nil
 		}
 		return done
 	}) {
