@@ -77,13 +77,16 @@ step key "$( ${THROWAWAY} && echo "throwaway pair" || echo "${KEY}")"
 
 # Both images as OCI image indexes. The archives are taken while no other build can
 # replace or prune them (hack/images/build.sh takes the same lock).
-PLATFORMS="linux/amd64 linux/arm64" VERSION="${VERSION}" IMAGE_TAG="${VERSION}" hack/images/build.sh nginx-operator etcd
+# They are recorded in the release's own images.env: the shared one keeps naming what
+# `make images` built, which tests and scripts deploy.
+PLATFORMS="linux/amd64 linux/arm64" VERSION="${VERSION}" IMAGE_TAG="${VERSION}" IMAGES_ENV="${WORK}/images.env" \
+  hack/images/build.sh nginx-operator etcd
 IMAGES_OUT="${ROOT}/_output/images"
 declare -A REPOSITORY TAG DIGEST
 (
   flock 9
   # shellcheck disable=SC1091
-  source "${IMAGES_OUT}/images.env"
+  source "${WORK}/images.env"
   for name in nginx-operator etcd; do
     case "${name}" in
       nginx-operator) archive="${IMAGES_OUT}/nginx-operator-index-${VERSION}.tar" ;;

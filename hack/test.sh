@@ -6,9 +6,6 @@
 #   lane node   deploy   the real-node deployment (test/deploy, root only): the longest
 #                        suite, mostly waiting for pods, etcd members and scrapes; it builds
 #                        the images (hack/images/build.sh) it runs
-#               hack     the generators' and image builders' tests (module hack/): they find
-#                        the images deploy built current, and compile for arm64 only for the
-#                        multi-arch index they test
 #   lane kwok   e2e      end-to-end on a private kwok stack (test/e2e)
 #               faults   test/faults: loads our apiserver on purpose and judges its health
 #                        probes, so it runs when only the real node is left beside it
@@ -17,6 +14,9 @@
 #               suites   the other packages of test/: integration, manifests, scripts, the
 #                        framework's and the benchmark's own tests; and hack/release's
 #               fuzz     every fuzz target for FUZZTIME (default 10s)
+#               hack     the generators' and image builders' tests (module hack/): by then
+#                        they find the images deploy built current (build.sh builds one at a
+#                        time), and compile for arm64 only for the multi-arch index they test
 #
 # Every go test runs with the race detector. Each lane's output is printed whole when the
 # lane ends.
@@ -58,7 +58,6 @@ product_tests() { # every package of the three product modules, even when one fa
 
 node_lane() {
   step deploy suite ./deploy/...
-  step hack "${GO}" -C hack test "${TEST_FLAGS[@]}" ./...
 }
 
 kwok_lane() {
@@ -80,12 +79,13 @@ units_lane() {
   step product product_tests
   step suites other_suites
   step fuzz ./hack/fuzz.sh
+  step hack "${GO}" -C hack test "${TEST_FLAGS[@]}" ./...
 }
 
 # --unit: the fast loop (make test-unit): the product's unit tests and the suites that need no
 # control plane (integration, manifests, ...), side by side; no fuzzing, no stacks, no root.
 lanes=(units kwok node)
-summary=(product suites fuzz e2e faults hack deploy)
+summary=(product suites fuzz hack e2e faults deploy)
 if [[ "${1:-}" == "--unit" ]]; then
   product_lane() { step product product_tests; }
   suites_lane() { step suites other_suites; }

@@ -21,6 +21,9 @@
 #                   (default: the one in pkg/version/version.go)
 #   IMAGE_TAG       tag of the nginx-operator image (default: VERSION with + turned into -)
 #   TOOLS_BIN_DIR   where `make tools` put its binaries (default: hack/tools/bin)
+#   IMAGES_ENV      the file the built images are recorded in (default: _output/images/images.env;
+#                   hack/release.sh records a release's elsewhere, so what tests and scripts
+#                   deploy from the shared file stays what `make images` built)
 #   PLATFORMS       e.g. "linux/amd64 linux/arm64": also build the nginx-operator image for
 #                   each of these as one OCI image index, nginx-operator-index-<tag>.tar
 #                   (NGINX_OPERATOR_INDEX_* in images.env); push it with
@@ -148,15 +151,16 @@ prune_archives() {
   done
 }
 
-record() { # record <name> <ref> <archive>: NAME_IMAGE and NAME_ARCHIVE in images.env
+IMAGES_ENV="${IMAGES_ENV:-${OUT}/images.env}"
+record() { # record <name> <ref> <archive>: NAME_IMAGE and NAME_ARCHIVE in ${IMAGES_ENV}
   local var
   var="$(tr 'a-z-' 'A-Z_' <<<"$1")"
-  touch "${OUT}/images.env"
-  { grep -v -e "^${var}_IMAGE=" -e "^${var}_ARCHIVE=" "${OUT}/images.env" || true
+  touch "${IMAGES_ENV}"
+  { grep -v -e "^${var}_IMAGE=" -e "^${var}_ARCHIVE=" "${IMAGES_ENV}" || true
     echo "${var}_IMAGE=$2"
     echo "${var}_ARCHIVE=$3"
-  } >"${OUT}/images.env.tmp"
-  mv "${OUT}/images.env.tmp" "${OUT}/images.env"
+  } >"${IMAGES_ENV}.tmp"
+  mv "${IMAGES_ENV}.tmp" "${IMAGES_ENV}"
 }
 
 # go_build <output> <package> <ldflags>: a static, reproducible build; go skips the link
@@ -421,4 +425,4 @@ total=${SECONDS}
 for name in "${IMAGES[@]}"; do
   "build_${name//-/_}"
 done
-echo "images  ${IMAGES[*]} ready in $((SECONDS - total))s; see ${OUT#"${ROOT}/"}/images.env"
+echo "images  ${IMAGES[*]} ready in $((SECONDS - total))s; see ${IMAGES_ENV#"${ROOT}/"}"

@@ -107,24 +107,16 @@ func cutAndPush(tools releaseTools, dir, version string) error {
 			return err
 		}
 	}
-	// The release build records its tags in the shared images.env; put the regular one
-	// back, so the walk's later steps deploy what `make images` built.
-	envFile := filepath.Join(stack.RepoRoot, "_output", "images", "images.env")
-	saved, err := os.ReadFile(envFile)
-	if err != nil {
-		return err
-	}
-	_, err = run("make release", []string{"VERSION=" + version, "KEY=" + filepath.Join(dir, "cosign.key"), password,
-		"RELEASE_OUTPUT=" + filepath.Join(dir, "release")}, filepath.Join(stack.RepoRoot, "hack", "release.sh"))
-	if restore := os.WriteFile(envFile, saved, 0o644); err == nil {
-		err = restore
-	}
-	if err != nil {
+	// hack/release.sh records its images in a file of its own, so the shared images.env
+	// keeps naming what the walk deploys.
+	if _, err := run("make release", []string{"VERSION=" + version, "KEY=" + filepath.Join(dir, "cosign.key"), password,
+		"RELEASE_OUTPUT=" + filepath.Join(dir, "release")}, filepath.Join(stack.RepoRoot, "hack", "release.sh")); err != nil {
 		return err
 	}
 	releaseDir := filepath.Join(dir, "release", version)
 
-	if err := os.MkdirAll(filepath.Join(dir, "registry"), 0o755); err != nil {
+	err := os.MkdirAll(filepath.Join(dir, "registry"), 0o755)
+	if err != nil {
 		return err
 	}
 	if registryRelease.registry, err = framework.StartRegistry(tools.registry, filepath.Join(dir, "registry")); err != nil {
