@@ -11,6 +11,7 @@
 # Usage: hack/deploy-to-node.sh [--artifacts DIR] [--component DIR]... [operator image reference]
 #   The default image is the operator image hack/images/build.sh built (_output/images/images.env);
 #   a different tag, already imported into the node, rolls the apiserver and the controller to it.
+#   The nginx pods' exporter image is always the one built (a base without it ignores it).
 #   --artifacts DIR  another release's artifacts/ (its deploy base and etcd-backup component),
 #                    as the upgrade tests install the previous release
 #   --component DIR  a further kustomize component, e.g. artifacts/overlays/components/upgrade-window
@@ -56,10 +57,11 @@ components:
 $(for c in "${components[@]}"; do printf '  - %s\n' "$(realpath --relative-to="${work}" "${c}")"; done)
 images:
   - {name: example.com/nginx-operator, newName: ${operator_image%:*}, newTag: ${operator_image##*:}}
+  - {name: example.com/nginx-operator/nginx-exporter, newName: ${NGINX_EXPORTER_IMAGE%:*}, newTag: ${NGINX_EXPORTER_IMAGE##*:}}
   - {name: registry.k8s.io/etcd, newName: ${ETCD_IMAGE%:*}, newTag: ${ETCD_IMAGE##*:}}
 YAML
 k apply -k "${work}" >/dev/null
-log "applied ${artifacts}/deploy with ${operator_image} and ${ETCD_IMAGE}, components: $(basename -a "${components[@]}" | paste -sd' ')"
+log "applied ${artifacts}/deploy with ${operator_image}, ${NGINX_EXPORTER_IMAGE} and ${ETCD_IMAGE}, components: $(basename -a "${components[@]}" | paste -sd' ')"
 
 # openssl talks on stderr even when all is well; show it only when the script fails.
 if ! out="$(KUBECONFIG="${KUBECONFIG_FILE}" KUBECTL="${KUBECTL}" OUT_DIR="${NODE_DIR}/deploy-certs" "${ROOT}/hack/deploy-certs.sh" 2>&1)"; then

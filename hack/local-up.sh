@@ -34,7 +34,7 @@ if [[ "${NODE}" == real ]]; then
   "${ROOT}/hack/images/build.sh" >/dev/null
   source "${ROOT}/_output/images/images.env"
   # The node starts with every image it will run: no registry is reachable from here.
-  NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_UNPRIVILEGED_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}")
+  NODE_IMAGE_ARCHIVES=("${PAUSE_ARCHIVE}" "${ETCD_ARCHIVE}" "${NGINX_ARCHIVE}" "${NGINX_UNPRIVILEGED_ARCHIVE}" "${NGINX_OPERATOR_ARCHIVE}" "${NGINX_EXPORTER_ARCHIVE}")
 else
   "${ROOT}/hack/tools/build.sh" --run >/dev/null
   make -C "${ROOT}" --no-print-directory build >/dev/null
@@ -157,7 +157,7 @@ start_kwok_and_nginx_operator() {
     return 0
   fi
   start nginx-operator-controller "${ROOT}/bin/controller" --kubeconfig "${LOCAL_DIR}/nginx-operator-controller.kubeconfig" \
-    ${NGINX_OPERATOR_IMAGE:+--exporter-image "${NGINX_OPERATOR_IMAGE}"} \
+    ${NGINX_EXPORTER_IMAGE:+--exporter-image "${NGINX_EXPORTER_IMAGE}"} \
     --leader-elect --leader-election-namespace nginx-operator-system \
     --metrics-bind-address "127.0.0.1:${CONTROLLER_METRICS_PORT}" --metrics-cert-dir "${PKI_DIR}/controller-metrics" \
     --health-probe-bind-address "127.0.0.1:${CONTROLLER_PROBE_PORT}" \

@@ -75,7 +75,7 @@ else
 fi
 step key "$( ${THROWAWAY} && echo "throwaway pair" || echo "${KEY}")"
 
-# Both images as OCI image indexes. The archives are taken while no other build can
+# The three images as OCI image indexes. The archives are taken while no other build can
 # replace or prune them (hack/images/build.sh takes the same lock).
 # They are recorded in the release's own images.env: the shared one keeps naming what
 # `make images` built, which tests and scripts deploy.
@@ -87,9 +87,9 @@ declare -A REPOSITORY TAG DIGEST
   flock 9
   # shellcheck disable=SC1091
   source "${WORK}/images.env"
-  for name in nginx-operator etcd; do
+  for name in nginx-operator nginx-exporter etcd; do
     case "${name}" in
-      nginx-operator) archive="${IMAGES_OUT}/nginx-operator-index-${VERSION}.tar" ;;
+      nginx-operator | nginx-exporter) archive="${IMAGES_OUT}/${name}-index-${VERSION}.tar" ;;
       etcd) archive="${ETCD_INDEX_ARCHIVE}" ;;
     esac
     mkdir -p "${STAGE}/images/${name}"
@@ -97,12 +97,12 @@ declare -A REPOSITORY TAG DIGEST
     echo "${archive##*/}" >"${WORK}/${name}.archive"
   done
 ) 9>"${IMAGES_OUT}/.lock"
-for name in nginx-operator etcd; do
+for name in nginx-operator nginx-exporter etcd; do
   archive="$(cat "${WORK}/${name}.archive")"
   # The repositories hack/images/build.sh names the images with; the tag is the archive's.
   case "${name}" in
     nginx-operator) REPOSITORY[${name}]="${REGISTRY}/nginx-operator" ;;
-    etcd) REPOSITORY[${name}]="${REGISTRY}/nginx-operator/etcd" ;;
+    *) REPOSITORY[${name}]="${REGISTRY}/nginx-operator/${name}" ;;
   esac
   tag="${archive#"${name}-index-"}"
   TAG[${name}]="${tag%.tar}"
@@ -122,6 +122,7 @@ resources:
   - $(realpath --relative-to="${WORK}/overlay" "${ROOT}/artifacts/deploy")
 images:
   - {name: example.com/nginx-operator, newName: ${REPOSITORY[nginx-operator]}, digest: ${DIGEST[nginx-operator]}}
+  - {name: example.com/nginx-operator/nginx-exporter, newName: ${REPOSITORY[nginx-exporter]}, digest: ${DIGEST[nginx-exporter]}}
   - {name: registry.k8s.io/etcd, newName: ${REPOSITORY[etcd]}, digest: ${DIGEST[etcd]}}
 YAML
 {
@@ -136,12 +137,13 @@ go -C hack build -trimpath -ldflags "-X github.com/example/nginx-operator/pkg/ve
 "${WORK}/bundle-gen" -base "${WORK}/overlay" -out "${STAGE}/bundle" 2>"${WORK}/bundle.log" || { cat "${WORK}/bundle.log" >&2; exit 1; }
 step bundle "bundle/ (OLM registry+v1, CSV nginx-operator.${VERSION})"
 
-# The chart from a copy whose values pin both images (the tag for people, the digest for
+# The chart from a copy whose values pin every image (the tag for people, the digest for
 # the runtime), packaged at the release's version.
 mkdir -p "${WORK}/chart"
 cp -r charts/nginx-operator "${WORK}/chart/"
 release chart-values -values "${WORK}/chart/nginx-operator/values.yaml" \
   -set image.repository="${REPOSITORY[nginx-operator]}" -set image.tag="${TAG[nginx-operator]}@${DIGEST[nginx-operator]}" \
+  -set exporterImage.repository="${REPOSITORY[nginx-exporter]}" -set exporterImage.tag="${TAG[nginx-exporter]}@${DIGEST[nginx-exporter]}" \
   -set etcd.image.repository="${REPOSITORY[etcd]}" -set etcd.image.tag="${TAG[etcd]}@${DIGEST[etcd]}"
 "${HELM_BIN}" lint --quiet "${WORK}/chart/nginx-operator" >/dev/null
 "${HELM_BIN}" package "${WORK}/chart/nginx-operator" --version "${VERSION#v}" --app-version "${VERSION}" -d "${STAGE}" >/dev/null
@@ -155,14 +157,14 @@ step chart "${CHART}"
 # simple-signing payload and its signature, which hack/release-push.sh attaches to the
 # pushed image (cosign attach signature).
 mkdir -p "${STAGE}/signatures"
-for name in nginx-operator etcd; do
+for name in nginx-operator nginx-exporter etcd; do
   cosign generate "${REPOSITORY[${name}]}@${DIGEST[${name}]}" >"${STAGE}/signatures/${name}.payload.json"
   cosign sign-blob --yes --key "${KEY}" --tlog-upload=false --output-signature "${STAGE}/signatures/${name}.sig" \
     "${STAGE}/signatures/${name}.payload.json" >/dev/null 2>"${WORK}/sign.log" || { cat "${WORK}/sign.log" >&2; exit 1; }
 done
-step sign "signatures/ (both image digests)"
+step sign "signatures/ (every image digest)"
 
-release manifest -dir "${STAGE}" -records "${WORK}/nginx-operator.json,${WORK}/etcd.json" -version "${VERSION}" \
+release manifest -dir "${STAGE}" -records "${WORK}/nginx-operator.json,${WORK}/nginx-exporter.json,${WORK}/etcd.json" -version "${VERSION}" \
   -commit "${COMMIT}" -tree-state "${TREE_STATE}" -source-date "${SOURCE_DATE}" -registry "${REGISTRY}" \
   -throwaway-key="${THROWAWAY}" -chart "${CHART}"
 release sums -dir "${STAGE}"

@@ -81,7 +81,7 @@ func buildCSV(b *base, server *apiServer, in csvInputs) (*operatorsv1alpha1.Clus
 	if err != nil {
 		return nil, err
 	}
-	deployments, images, err := installDeployments(b, server, namespaced, cluster)
+	deployments, operatorImage, images, err := installDeployments(b, server, namespaced, cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func buildCSV(b *base, server *apiServer, in csvInputs) (*operatorsv1alpha1.Clus
 				"alm-examples":   examples,
 				"capabilities":   "Basic Install",
 				"categories":     "Application Runtime",
-				"containerImage": images[0].Image,
+				"containerImage": operatorImage,
 				"description":    "Runs nginx as a Deployment and a Service per NginxOperator, through an aggregated API server.",
 				// The apiserver reaches etcd by a DNS name in this namespace.
 				"operatorframework.io/suggested-namespace": b.namespace,
@@ -151,33 +151,38 @@ func buildCSV(b *base, server *apiServer, in csvInputs) (*operatorsv1alpha1.Clus
 
 // installDeployments returns the base's Deployments as the CSV's install strategy (the
 // apiserver's adapted to OLM's serving certificate, the controller's to a self-signed
-// metrics certificate) and the images they run.
-func installDeployments(b *base, server *apiServer, namespaced, cluster []operatorsv1alpha1.StrategyDeploymentPermissions) ([]operatorsv1alpha1.StrategyDeploymentSpec, []operatorsv1alpha1.RelatedImage, error) {
+// metrics certificate), the operator image their containers run, and every image they
+// name (the init container of the controller names the nginx pods' exporter image).
+func installDeployments(b *base, server *apiServer, namespaced, cluster []operatorsv1alpha1.StrategyDeploymentPermissions) ([]operatorsv1alpha1.StrategyDeploymentSpec, string, []operatorsv1alpha1.RelatedImage, error) {
 	accounts := map[string]bool{}
 	for _, p := range append(append([]operatorsv1alpha1.StrategyDeploymentPermissions{}, namespaced...), cluster...) {
 		accounts[p.ServiceAccountName] = true
 	}
 	var specs []operatorsv1alpha1.StrategyDeploymentSpec
-	images := map[string]string{}
+	images, operatorImages := map[string]string{}, map[string]bool{}
 	for i := range b.deployments {
 		d := b.deployments[i].DeepCopy()
 		if d.Name == server.deployment.Name {
 			if err := useOLMServingCert(d); err != nil {
-				return nil, nil, err
+				return nil, "", nil, err
 			}
 		}
 		if err := useSelfSignedMetricsCert(d); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		if err := watchTargetNamespaces(d); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		// OLM creates a ServiceAccount only for a permissions entry.
 		if account := d.Spec.Template.Spec.ServiceAccountName; !accounts[account] {
-			return nil, nil, fmt.Errorf("Deployment %s runs as ServiceAccount %q, which has no permissions in the base, so OLM would not create it", d.Name, account)
+			return nil, "", nil, fmt.Errorf("Deployment %s runs as ServiceAccount %q, which has no permissions in the base, so OLM would not create it", d.Name, account)
 		}
-		for _, c := range append(d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers...) {
+		for _, c := range d.Spec.Template.Spec.InitContainers {
 			images[c.Image] = c.Name
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			images[c.Image] = c.Name
+			operatorImages[c.Image] = true
 		}
 		specs = append(specs, operatorsv1alpha1.StrategyDeploymentSpec{Name: d.Name, Label: d.Labels, Spec: d.Spec})
 	}
@@ -189,9 +194,13 @@ func installDeployments(b *base, server *apiServer, namespaced, cluster []operat
 		related = append(related, operatorsv1alpha1.RelatedImage{Name: name, Image: image})
 	}
 	sort.Slice(related, func(i, j int) bool { return related[i].Image < related[j].Image })
-	if len(related) != 1 {
+	if len(operatorImages) != 1 {
 		// Both binaries ship in one image; the CSV's containerImage names it.
-		return nil, nil, fmt.Errorf("the base's Deployments run %d images, expected the one operator image: %v", len(related), related)
+		return nil, "", nil, fmt.Errorf("the containers of the base's Deployments run %d images, expected the one operator image: %v", len(operatorImages), operatorImages)
 	}
-	return specs, related, nil
+	var operatorImage string
+	for image := range operatorImages {
+		operatorImage = image
+	}
+	return specs, operatorImage, related, nil
 }

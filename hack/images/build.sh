@@ -3,7 +3,9 @@
 # Debian's apt repositories are used), each written as a docker-archive that
 # `docker load`, `podman load` and `ctr images import` accept:
 #
-#   nginx-operator  ${IMAGE_REGISTRY}/nginx-operator:${IMAGE_TAG}   /apiserver, /controller, /etcd-snapshot, /nginx-exporter (Dockerfile)
+#   nginx-operator  ${IMAGE_REGISTRY}/nginx-operator:${IMAGE_TAG}   /apiserver, /controller, /etcd-snapshot (Dockerfile)
+#                   and ${IMAGE_REGISTRY}/nginx-operator/nginx-exporter:${IMAGE_TAG}, /nginx-exporter alone
+#                   (the Dockerfile's stage nginx-exporter), the nginx pods' sidecar
 #   pause           ${IMAGE_REGISTRY}/nginx-operator/pause:3.10     sandbox image of the local real node
 #   etcd            ${IMAGE_REGISTRY}/nginx-operator/etcd:<version> the etcd `make tools` built
 #   nginx           ${IMAGE_REGISTRY}/nginx-operator/nginx:<debian version>  the operand, ports 80 and 8080
@@ -26,7 +28,8 @@
 #                   deploy from the shared file stays what `make images` built)
 #   PLATFORMS       e.g. "linux/amd64 linux/arm64": also build the nginx-operator image for
 #                   each of these as one OCI image index, nginx-operator-index-<tag>.tar
-#                   (NGINX_OPERATOR_INDEX_* in images.env); push it with
+#                   (NGINX_OPERATOR_INDEX_* in images.env; the exporter's likewise,
+#                   nginx-exporter-index-<tag>.tar, NGINX_EXPORTER_INDEX_*); push it with
 #                   skopeo copy --all oci-archive:<file> docker://<registry>/nginx-operator:<tag>
 #                   The etcd image likewise: etcd-index-<version>.tar (ETCD_INDEX_*), of static
 #                   binaries compiled for each platform from the etcd module `make tools` uses.
@@ -205,17 +208,22 @@ build_nginx_operator() {
   done
   echo "go      apiserver, controller, etcd-snapshot, nginx-exporter for ${builds[*]} (${version}, ${tree_state}) in $((SECONDS - start))s"
 
-  local ref="${REGISTRY}/nginx-operator:${tag}" digest
-  local args=(--build-arg BINARIES=prebuilt --build-arg VERSION="${version}" --build-arg REVISION="${revision}")
-  digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" |
-    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/${host/\//_}")"
-  archive_image nginx-operator "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" --platform "${host}" "${args[@]}"
-  ((${#index[@]})) || return 0
-  local dirs=()
+  # Two images from these binaries: the operator's (the Dockerfile's last stage) and the
+  # nginx pods' sidecar (its stage nginx-exporter), each also as an index when asked.
+  local name ref digest dirs=() target
   for platform in "${index[@]}"; do dirs+=("${BIN}/${platform/\//_}"); done
-  digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" "${index[*]}" |
-    digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${dirs[@]}")"
-  INDEX_PLATFORMS="${index[*]}" archive_image nginx-operator-index "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" "${args[@]}"
+  for name in nginx-operator nginx-exporter; do
+    ref="${REGISTRY}/nginx-operator:${tag}" target=()
+    [[ "${name}" == nginx-operator ]] || ref="${REGISTRY}/nginx-operator/${name}:${tag}" target=(--target "${name}")
+    local args=(--build-arg BINARIES=prebuilt --build-arg VERSION="${version}" --build-arg REVISION="${revision}" "${target[@]}")
+    digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" |
+      digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${BIN}/${host/\//_}")"
+    archive_image "${name}" "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" --platform "${host}" "${args[@]}"
+    ((${#index[@]})) || continue
+    digest="$(printf '%s\n' "${ref}" "${version}" "${revision}" "${SOURCE_DATE_EPOCH}" "${index[*]}" |
+      digest_of "${ROOT}/Dockerfile" "${ROOT}/.dockerignore" "${dirs[@]}")"
+    INDEX_PLATFORMS="${index[*]}" archive_image "${name}-index" "${ref}" "${ROOT}" "${ROOT}/Dockerfile" "${digest}" "${args[@]}"
+  done
 }
 
 build_pause() {

@@ -87,8 +87,12 @@ func TestImages(t *testing.T) {
 		} else if got := labels["org.opencontainers.image.revision"]; head != "" && got != head {
 			t.Errorf("revision label = %q, want HEAD %q", got, head)
 		}
-		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot", "nginx-exporter"} {
+		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot"} {
 			expectStatic(t, filepath.Join(rootfs, binary))
+		}
+		// The nginx pods' sidecar has an image of its own.
+		if _, err := os.Stat(filepath.Join(rootfs, "nginx-exporter")); !os.IsNotExist(err) {
+			t.Errorf("/nginx-exporter is in the operator image (%v); it belongs in the nginx-exporter image only", err)
 		}
 		help := runChroot(t, rootfs, 65532, "/apiserver", "--help")
 		expectContains(t, "/apiserver --help", help, "--etcd-servers", "--secure-port")
@@ -97,19 +101,40 @@ func TestImages(t *testing.T) {
 		// The backup CronJob's command (artifacts/overlays/components/etcd-backup).
 		help = runChroot(t, rootfs, 65532, "/etcd-snapshot", "--help")
 		expectContains(t, "/etcd-snapshot --help", help, "-endpoints", "-keep", "-dir")
-		// The nginx pods' metrics sidecar (spec.metrics).
-		help = runChroot(t, rootfs, 65532, "/nginx-exporter", "--help")
-		expectContains(t, "/nginx-exporter --help", help, "-listen-address", "-stub-status-url")
 		// The version was stamped into the binary, not only written on the label.
 		stamped := runChroot(t, rootfs, 65532, "/apiserver", "--version")
 		expectContains(t, "/apiserver --version", stamped, version, labels["org.opencontainers.image.revision"])
 	})
 
-	// The operator image also as one index for both architectures users run: compiling for
+	// The nginx pods' metrics and reload sidecar (spec.metrics), built with the operator
+	// image from the same binaries: /nginx-exporter and nothing else.
+	t.Run("nginx-exporter", func(t *testing.T) {
+		a, rootfs := unpackImage(t, images, "NGINX_EXPORTER")
+		expectConfig(t, a, "65532:65532")
+		entries, err := os.ReadDir(rootfs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if !slices.Equal(names, []string{"nginx-exporter"}) {
+			t.Errorf("the image holds %v, want [nginx-exporter]", names)
+		}
+		expectStatic(t, filepath.Join(rootfs, "nginx-exporter"))
+		// The controller's init container runs -help: it must exit 0.
+		help := runChroot(t, rootfs, 65532, "/nginx-exporter", "-help")
+		expectContains(t, "/nginx-exporter -help", help, "-listen-address", "-stub-status-url", "-reload-content-dir")
+	})
+
+	// Both images also as one index each for both architectures users run: compiling for
 	// arm64 is paid here, where the index is the subject, after the shared images exist.
-	t.Run("nginx-operator index for linux/amd64 and linux/arm64", func(t *testing.T) {
+	t.Run("nginx-operator and nginx-exporter indexes for linux/amd64 and linux/arm64", func(t *testing.T) {
 		runBuild(t, root, []string{"nginx-operator"}, []string{"PLATFORMS=linux/amd64 linux/arm64"})
-		testOperatorIndex(t, readImagesEnv(t, filepath.Join(root, "_output/images/images.env")))
+		images := readImagesEnv(t, filepath.Join(root, "_output/images/images.env"))
+		testIndex(t, images, "NGINX_OPERATOR", "apiserver", "controller", "etcd-snapshot")
+		testIndex(t, images, "NGINX_EXPORTER", "nginx-exporter")
 	})
 
 	t.Run("pause", func(t *testing.T) {
@@ -164,7 +189,7 @@ func TestImages(t *testing.T) {
 	})
 
 	t.Run("import into containerd", func(t *testing.T) {
-		testImportIntoContainerd(t, root, images, names)
+		testImportIntoContainerd(t, root, images, append(names, "nginx-exporter"))
 	})
 }
 
@@ -436,19 +461,20 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// testOperatorIndex checks the OCI image index of the nginx-operator image: one image per
-// platform under the single image's reference, each with static binaries of its own
-// architecture and the same configuration, and runs the one of this machine.
-func testOperatorIndex(t *testing.T, images map[string]string) {
-	file := images["NGINX_OPERATOR_INDEX_ARCHIVE"]
+// testIndex checks the OCI image index of the image whose images.env prefix is prefix: one
+// image per platform under the single image's reference, each with the static binaries
+// named, of its own architecture, and the same configuration, and runs the first binary
+// of this machine's.
+func testIndex(t *testing.T, images map[string]string, prefix string, binaries ...string) {
+	file := images[prefix+"_INDEX_ARCHIVE"]
 	if file == "" {
-		t.Fatalf("images.env names no NGINX_OPERATOR_INDEX_ARCHIVE: %v", images)
+		t.Fatalf("images.env names no %s_INDEX_ARCHIVE: %v", prefix, images)
 	}
 	index, err := readOCIIndexArchive(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := images["NGINX_OPERATOR_IMAGE"]; index.Ref != want {
+	if want := images[prefix+"_IMAGE"]; index.Ref != want {
 		t.Errorf("the index is named %q, want the image's reference %q", index.Ref, want)
 	}
 	machines := map[string]elf.Machine{"linux/amd64": elf.EM_X86_64, "linux/arm64": elf.EM_AARCH64}
@@ -466,7 +492,7 @@ func testOperatorIndex(t *testing.T, images map[string]string) {
 		if err := index.unpack(img, rootfs); err != nil {
 			t.Fatal(err)
 		}
-		for _, binary := range []string{"apiserver", "controller", "etcd-snapshot", "nginx-exporter"} {
+		for _, binary := range binaries {
 			expectStatic(t, filepath.Join(rootfs, binary))
 			if f, err := elf.Open(filepath.Join(rootfs, binary)); err != nil {
 				t.Error(err)
@@ -480,9 +506,13 @@ func testOperatorIndex(t *testing.T, images map[string]string) {
 		if img.Platform == "linux/"+runtime.GOARCH {
 			ranHere = true
 			version := img.Config.Config.Labels["org.opencontainers.image.version"]
-			out := runChroot(t, rootfs, 65532, "/apiserver", "--version")
-			expectContains(t, img.Platform+" /apiserver --version", out, version)
-			t.Logf("%s /apiserver --version: %s", img.Platform, strings.TrimSpace(out))
+			if binaries[0] == "apiserver" {
+				out := runChroot(t, rootfs, 65532, "/apiserver", "--version")
+				expectContains(t, img.Platform+" /apiserver --version", out, version)
+				t.Logf("%s /apiserver --version: %s", img.Platform, strings.TrimSpace(out))
+			} else {
+				runChroot(t, rootfs, 65532, "/"+binaries[0], "-help")
+			}
 		}
 	}
 	slices.Sort(platforms)

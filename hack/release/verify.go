@@ -254,7 +254,8 @@ func (v *verifier) checkInstall() {
 }
 
 // checkBundle checks the OLM bundle's ClusterServiceVersion: the release's version, and
-// the operator's image by digest (etcd is installed before the bundle, not by it).
+// the operator's and the exporter's images by digest (etcd is installed before the
+// bundle, not by it).
 func (v *verifier) checkBundle() {
 	files, _ := filepath.Glob(filepath.Join(v.dir, v.m.Bundle, "manifests", "*.clusterserviceversion.yaml"))
 	if len(files) != 1 {
@@ -283,7 +284,7 @@ func (v *verifier) checkBundle() {
 		v.fail("%s: %v", rel, err)
 		return
 	}
-	v.checkRefs(rel, refs, false, "nginx-operator")
+	v.checkRefs(rel, refs, false, "nginx-operator", "nginx-exporter")
 }
 
 // checkChart checks the packaged chart: its version and appVersion, and every image its

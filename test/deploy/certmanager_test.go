@@ -165,7 +165,8 @@ func overlayWithImages(t *testing.T, dir string, refs map[string]string) string 
 		return fmt.Sprintf("  - {name: %s, newName: %s, newTag: %s}\n", name, ref[:i], ref[i+1:])
 	}
 	kustomization := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - " + rel + "\nimages:\n" +
-		image("example.com/nginx-operator", refs["NGINX_OPERATOR_IMAGE"]) + image("registry.k8s.io/etcd", refs["ETCD_IMAGE"])
+		image("example.com/nginx-operator", refs["NGINX_OPERATOR_IMAGE"]) + image("example.com/nginx-operator/nginx-exporter", refs["NGINX_EXPORTER_IMAGE"]) +
+		image("registry.k8s.io/etcd", refs["ETCD_IMAGE"])
 	if err := os.WriteFile(filepath.Join(work, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		t.Fatal(err)
 	}

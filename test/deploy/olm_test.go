@@ -88,7 +88,8 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 			t.Fatal(err)
 		}
 		if strings.HasSuffix(e.Name(), ".clusterserviceversion.yaml") {
-			csv = strings.ReplaceAll(string(data), "example.com/nginx-operator:v0.2.0", operator)
+			csv = strings.NewReplacer("example.com/nginx-operator:v0.2.0", operator,
+				"example.com/nginx-operator/nginx-exporter:v0.2.0", refs["NGINX_EXPORTER_IMAGE"]).Replace(string(data))
 			continue
 		}
 		// The bundle's other objects, which OLM's catalog operator applies in the install namespace.

@@ -138,8 +138,8 @@ func cutAndPush(tools releaseTools, dir, version string) error {
 			registryRelease.images[name] = repository[:strings.LastIndex(repository, ":")] + "@" + digest
 		}
 	}
-	if len(registryRelease.images) != 2 {
-		return fmt.Errorf("hack/release-push.sh pushed %v, want nginx-operator and etcd:\n%s", registryRelease.images, out)
+	if len(registryRelease.images) != 3 {
+		return fmt.Errorf("hack/release-push.sh pushed %v, want nginx-operator, nginx-exporter and etcd:\n%s", registryRelease.images, out)
 	}
 	registryRelease.chart = "oci://" + host + "/charts/nginx-operator"
 

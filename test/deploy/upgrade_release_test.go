@@ -65,7 +65,7 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 	previous, previousMinor := release.Version, release.MajorMinor()
 	chart, version, images, caFile := waitRegistryRelease(t)
 	fromRegistry := []string{chart, "--version", strings.TrimPrefix(version, "v"), "--ca-file", caFile, "--namespace", systemNS, "--wait", "--timeout", "5m"}
-	image, etcdImage := images["nginx-operator"], images["etcd"]
+	image, exporterImage, etcdImage := images["nginx-operator"], images["nginx-exporter"], images["etcd"]
 	mustKubectl(t, fieldsObject, "create", "-n", "kept", "-f", "-")
 	before := specFields(t, "kept")
 
@@ -77,9 +77,10 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 	underLoad(t, "helm-upgrade-load", func() {
 		stop := writes.start(t, "kept")
 		start := time.Now()
-		// The release's values pin both images by tag@digest; only the registry is ours.
+		// The release's values pin every image by tag@digest; only the registry is ours.
 		runHelm(append([]string{"upgrade", "nginx-operator"}, append(fromRegistry,
-			"--set", "image.repository="+strings.Split(image, "@")[0], "--set", "etcd.image.repository="+strings.Split(etcdImage, "@")[0],
+			"--set", "image.repository="+strings.Split(image, "@")[0], "--set", "exporterImage.repository="+strings.Split(exporterImage, "@")[0],
+			"--set", "etcd.image.repository="+strings.Split(etcdImage, "@")[0],
 			"--set", "apiserver.emulatedVersion="+previousMinor)...)...)
 		// Every replica is new now, and still in the window: each write is answered so.
 		waitFor(t, time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
@@ -87,7 +88,7 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 		t.Logf("upgraded from %s to %s emulating %s in %s", previous, image, previousMinor, framework.Describe(time.Since(start)))
 	})
 	writes.check(t, previous)
-	pulledFromTheRegistry(t, image, etcdImage)
+	pulledFromTheRegistry(t, image, exporterImage, etcdImage)
 	waitForEtcdMembers(t, 3*time.Minute)
 	if now, newTerm := etcdLeader(t); newTerm <= term {
 		t.Errorf("etcd's members, the leader %s's included, were replaced but the term stayed %d (now %s leads)", leader, term, now)
@@ -126,18 +127,21 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 	t.Logf("%d spec fields of %s kept through the upgrade and the rollback", len(before), previous)
 }
 
-// pulledFromTheRegistry checks that the apiserver, the controller and etcd run the
-// release's images, which the node's containerd pulled from the registry by digest.
-func pulledFromTheRegistry(t *testing.T, image, etcdImage string) {
+// pulledFromTheRegistry checks that the apiserver, the controller (and the init container
+// naming the exporter image) and etcd run the release's images, which the node's
+// containerd pulled from the registry by digest, and that the controller gives the nginx
+// pods of kept/fields (replicas 0) the exporter image its init container names.
+func pulledFromTheRegistry(t *testing.T, image, exporterImage, etcdImage string) {
 	t.Helper()
-	for _, w := range []struct{ selector, want string }{
-		{"app.kubernetes.io/name=nginx-operator-apiserver", image},
-		{"app.kubernetes.io/name=nginx-operator-controller", image},
-		{"app.kubernetes.io/name=nginx-operator-etcd", etcdImage},
+	for _, w := range []struct{ namespace, selector, status, want string }{
+		{systemNS, "app.kubernetes.io/name=nginx-operator-apiserver", "containerStatuses[0]", image},
+		{systemNS, "app.kubernetes.io/name=nginx-operator-controller", "containerStatuses[0]", image},
+		{systemNS, "app.kubernetes.io/name=nginx-operator-controller", "initContainerStatuses[0]", exporterImage},
+		{systemNS, "app.kubernetes.io/name=nginx-operator-etcd", "containerStatuses[0]", etcdImage},
 	} {
 		digest := w.want[strings.Index(w.want, "@"):]
-		waitFor(t, 3*time.Minute, w.selector+" pods to run "+w.want, func() bool {
-			out := strings.Fields(get(t, "get", "pods", "-n", systemNS, "-l", w.selector, "-o", `jsonpath={range .items[*]}{.status.containerStatuses[0].imageID}{" "}{end}`))
+		waitFor(t, 3*time.Minute, w.namespace+" "+w.selector+" pods' "+w.status+" to run "+w.want, func() bool {
+			out := strings.Fields(get(t, "get", "pods", "-n", w.namespace, "-l", w.selector, "-o", `jsonpath={range .items[*]}{.status.`+w.status+`.imageID}{" "}{end}`))
 			for _, id := range out {
 				if !strings.HasSuffix(id, digest) {
 					return false
@@ -146,7 +150,11 @@ func pulledFromTheRegistry(t *testing.T, image, etcdImage string) {
 			return len(out) > 0
 		})
 	}
-	t.Logf("the apiserver, the controller and etcd run %s and %s, pulled from the registry", image, etcdImage)
+	waitFor(t, 3*time.Minute, "the nginx pods of kept/fields to be given "+exporterImage, func() bool {
+		return get(t, "get", "deployment", "-n", "kept", "fields", "-o", `jsonpath={.spec.template.spec.containers[?(@.name=="nginx-exporter")].image}`) == exporterImage
+	})
+	t.Logf("the apiserver, the controller (its init container naming the exporter) and etcd run %s, %s and %s, pulled from the registry; the nginx pods' sidecar is %s",
+		image, exporterImage, etcdImage, exporterImage)
 }
 
 // onlyApiserverPods waits until every apiserver pod, terminating ones included, is one

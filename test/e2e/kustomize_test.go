@@ -84,8 +84,8 @@ func TestKustomizationsPassServerDryRun(t *testing.T) {
 	}
 }
 
-// TestKustomizeOverlaySetsImages checks that an overlay of the base sets the operator's and
-// etcd's images through images:, as hack/deploy-to-node.sh does.
+// TestKustomizeOverlaySetsImages checks that an overlay of the base sets the operator's, the
+// exporter's and etcd's images through images:, as hack/deploy-to-node.sh does.
 func TestKustomizeOverlaySetsImages(t *testing.T) {
 	dir := t.TempDir()
 	base, err := filepath.Rel(dir, filepath.Join(repoRoot, "artifacts", "deploy"))
@@ -94,6 +94,7 @@ func TestKustomizeOverlaySetsImages(t *testing.T) {
 	}
 	kustomization := "resources: [" + base + "]\nimages:\n" +
 		"  - {name: example.com/nginx-operator, newName: registry.test/nginx-operator, newTag: v9.9.9}\n" +
+		"  - {name: example.com/nginx-operator/nginx-exporter, newName: registry.test/nginx-exporter, newTag: v9.9.8}\n" +
 		"  - {name: registry.k8s.io/etcd, newName: registry.test/etcd, newTag: 3.6.8}\n"
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		t.Fatal(err)
@@ -101,15 +102,17 @@ func TestKustomizeOverlaySetsImages(t *testing.T) {
 	images := map[string]string{}
 	for _, obj := range decodeObjects(t, mustKubectl(t, "", "kustomize", dir)) {
 		containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
-		for _, c := range containers {
+		initContainers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "initContainers")
+		for _, c := range append(containers, initContainers...) {
 			c := c.(map[string]any)
 			images[obj.GetName()+"/"+c["name"].(string)] = c["image"].(string)
 		}
 	}
 	want := map[string]string{
-		"nginx-operator-apiserver/apiserver":   "registry.test/nginx-operator:v9.9.9",
-		"nginx-operator-controller/controller": "registry.test/nginx-operator:v9.9.9",
-		"nginx-operator-etcd/etcd":             "registry.test/etcd:3.6.8",
+		"nginx-operator-controller/nginx-exporter": "registry.test/nginx-exporter:v9.9.8",
+		"nginx-operator-apiserver/apiserver":       "registry.test/nginx-operator:v9.9.9",
+		"nginx-operator-controller/controller":     "registry.test/nginx-operator:v9.9.9",
+		"nginx-operator-etcd/etcd":                 "registry.test/etcd:3.6.8",
 	}
 	for k, v := range want {
 		if images[k] != v {

@@ -3,6 +3,11 @@
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end }}
 
+{{/* The exporter image reference; the tag defaults to the chart's appVersion. */}}
+{{- define "nginx-operator.exporterImage" -}}
+{{ .Values.exporterImage.repository }}:{{ .Values.exporterImage.tag | default .Chart.AppVersion }}
+{{- end }}
+
 {{/* The etcd image reference. */}}
 {{- define "nginx-operator.etcdImage" -}}
 {{ .Values.etcd.image.repository }}:{{ .Values.etcd.image.tag }}

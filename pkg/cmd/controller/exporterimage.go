@@ -25,22 +25,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 )
 
-// ContainerName is the controller's container in its own Pod, whose image the exporter
-// sidecars run unless --exporter-image names another.
-const ContainerName = "controller"
+// ExporterImageContainer is the init container of the controller's own Pod that names the
+// image of the nginx pods' exporter sidecar. The image is declared there rather than in a
+// flag so that whatever rewrites a Pod's images (kustomize images:, Helm values, OLM's
+// relatedImages, a release pinning digests, a mirror's admission webhook) rewrites it too,
+// and so that a wrong reference stops the controller's rollout (ImagePullBackOff) instead
+// of every nginx pod's later. It runs `/nginx-exporter -help`, which exits at once.
+const ExporterImageContainer = operand.ExporterContainerName
 
 // DefaultExporterImage is the exporter image of a controller that runs outside a pod
-// without --exporter-image (the local stacks): the operator image `make images` builds
-// for this release line (pkg/version; the controller may not import it).
+// without --exporter-image (the local stacks): the image `make images` builds for this
+// release line (pkg/version; the controller may not import it).
 func DefaultExporterImage() string {
-	return "localhost/nginx-operator:v0.2.0"
+	return "localhost/nginx-operator/nginx-exporter:v0.2.0"
 }
 
-// exporterImage is --exporter-image, else the image of the controller's own container
-// (the operator image holds /nginx-exporter too), so that an overlay, a Helm value or
-// OLM that points the controller at another registry moves the sidecars with it.
+// exporterImage is --exporter-image, else the image of the init container
+// ExporterImageContainer of the controller's own Pod.
 func exporterImage(ctx context.Context, reader client.Reader, flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
@@ -55,10 +60,10 @@ func exporterImage(ctx context.Context, reader client.Reader, flag string) (stri
 	if err := reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, pod); err != nil {
 		return "", fmt.Errorf("reading the controller's own Pod %s/%s for the exporter image (or set --exporter-image): %w", namespace, name, err)
 	}
-	for _, c := range pod.Spec.Containers {
-		if c.Name == ContainerName || len(pod.Spec.Containers) == 1 {
+	for _, c := range pod.Spec.InitContainers {
+		if c.Name == ExporterImageContainer {
 			return c.Image, nil
 		}
 	}
-	return "", fmt.Errorf("the controller's own Pod %s/%s has no container %q to take the exporter image from; set --exporter-image", namespace, name, ContainerName)
+	return "", fmt.Errorf("the controller's own Pod %s/%s has no init container %q naming the exporter image (see the controller Deployment of artifacts/deploy); add it or set --exporter-image", namespace, name, ExporterImageContainer)
 }

@@ -28,8 +28,13 @@ import (
 
 func TestExporterImage(t *testing.T) {
 	own := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "nginx-operator-system", Name: "controller-abc"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "proxy", Image: "proxy:1"}, {Name: "controller", Image: "registry.example.com/nginx-operator:v0.2.0"}}}}
-	reader := fake.NewClientBuilder().WithObjects(own).Build()
+		Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "setup", Image: "setup:1"}, {Name: "nginx-exporter", Image: "registry.example.com/nginx-operator/nginx-exporter:v0.2.0@sha256:0123"}},
+			Containers:     []corev1.Container{{Name: "controller", Image: "registry.example.com/nginx-operator:v0.2.0"}}}}
+	// An older manifest, whose Pod names no exporter image.
+	old := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "nginx-operator-system", Name: "controller-old"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "controller", Image: "registry.example.com/nginx-operator:v0.1.0"}}}}
+	reader := fake.NewClientBuilder().WithObjects(own, old).Build()
 	ctx := context.Background()
 
 	if got, err := exporterImage(ctx, reader, "mirror.example.com/op:v1"); err != nil || got != "mirror.example.com/op:v1" {
@@ -37,13 +42,17 @@ func TestExporterImage(t *testing.T) {
 	}
 	t.Setenv("POD_NAMESPACE", "")
 	t.Setenv("POD_NAME", "")
-	if got, err := exporterImage(ctx, reader, ""); err != nil || got != DefaultExporterImage() || !strings.HasPrefix(got, "localhost/nginx-operator:v") {
+	if got, err := exporterImage(ctx, reader, ""); err != nil || got != DefaultExporterImage() || !strings.HasPrefix(got, "localhost/nginx-operator/nginx-exporter:v") {
 		t.Errorf("outside a pod: %q, %v", got, err)
 	}
 	t.Setenv("POD_NAMESPACE", "nginx-operator-system")
 	t.Setenv("POD_NAME", "controller-abc")
-	if got, err := exporterImage(ctx, reader, ""); err != nil || got != "registry.example.com/nginx-operator:v0.2.0" {
+	if got, err := exporterImage(ctx, reader, ""); err != nil || got != "registry.example.com/nginx-operator/nginx-exporter:v0.2.0@sha256:0123" {
 		t.Errorf("in its pod: %q, %v", got, err)
+	}
+	t.Setenv("POD_NAME", "controller-old")
+	if _, err := exporterImage(ctx, reader, ""); err == nil || !strings.Contains(err.Error(), `no init container "nginx-exporter"`) || !strings.Contains(err.Error(), "--exporter-image") {
+		t.Errorf("own pod without the init container: %v", err)
 	}
 	t.Setenv("POD_NAME", "gone")
 	if _, err := exporterImage(ctx, reader, ""); err == nil || !strings.Contains(err.Error(), "--exporter-image") {

@@ -65,9 +65,9 @@ type Options struct {
 	QPS   float64
 	Burst int
 	Zap   zap.Options
-	// ExporterImage runs the nginx-exporter sidecar of the nginx pods. Empty: the image
-	// the controller itself runs from, read from its own Pod (POD_NAMESPACE and POD_NAME,
-	// which the manifests set), or, outside a pod, DefaultExporterImage().
+	// ExporterImage runs the nginx-exporter sidecar of the nginx pods. Empty: the image of
+	// the init container ExporterImageContainer of the controller's own Pod (POD_NAMESPACE
+	// and POD_NAME, which the manifests set), or, outside a pod, DefaultExporterImage().
 	ExporterImage string
 }
 
@@ -108,7 +108,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets, kubeconfig *flag.Flag) {
 	fs.StringSliceVar(&m.Namespaces, "namespaces", m.Namespaces, "Comma-separated namespaces the controller watches and reconciles, and nothing outside them (its RBAC can then be RoleBindings there); empty: every namespace. Under OLM it is the OperatorGroup's olm.targetNamespaces.")
 	fs.DurationVar(&m.MaxRetryDelay, "max-retry-delay", m.MaxRetryDelay, "Longest backoff between retries of an NginxOperator whose Deployment or Service the API server refuses.")
 
-	fs.StringVar(&m.ExporterImage, "exporter-image", m.ExporterImage, "Image of the nginx-exporter sidecar in nginx pods with spec.metrics on (it holds /nginx-exporter). Empty: the image of the controller's own container, read from its Pod (POD_NAMESPACE, POD_NAME), or "+DefaultExporterImage()+" outside a pod.")
+	fs.StringVar(&m.ExporterImage, "exporter-image", m.ExporterImage, "Image of the nginx-exporter sidecar in nginx pods with spec.metrics on (it holds /nginx-exporter). Empty: the image of the init container "+ExporterImageContainer+" of the controller's own Pod (POD_NAMESPACE, POD_NAME), or "+DefaultExporterImage()+" outside a pod.")
 
 	fs = fss.FlagSet("API client")
 	if kubeconfig != nil {
