@@ -150,11 +150,15 @@ func pulledFromTheRegistry(t *testing.T, image, exporterImage, etcdImage string)
 			return len(out) > 0
 		})
 	}
+	// The chart names it by tag@digest, exporterImage is repository@digest.
+	repository, digest, _ := strings.Cut(exporterImage, "@")
+	var given string
 	waitFor(t, 3*time.Minute, "the nginx pods of kept/fields to be given "+exporterImage, func() bool {
-		return get(t, "get", "deployment", "-n", "kept", "fields", "-o", `jsonpath={.spec.template.spec.containers[?(@.name=="nginx-exporter")].image}`) == exporterImage
+		given = get(t, "get", "deployment", "-n", "kept", "fields", "-o", `jsonpath={.spec.template.spec.containers[?(@.name=="nginx-exporter")].image}`)
+		return strings.HasPrefix(given, repository+":") && strings.HasSuffix(given, "@"+digest)
 	})
 	t.Logf("the apiserver, the controller (its init container naming the exporter) and etcd run %s, %s and %s, pulled from the registry; the nginx pods' sidecar is %s",
-		image, exporterImage, etcdImage, exporterImage)
+		image, exporterImage, etcdImage, given)
 }
 
 // onlyApiserverPods waits until every apiserver pod, terminating ones included, is one
