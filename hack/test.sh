@@ -61,7 +61,8 @@ node_lane() {
 }
 
 kwok_lane() {
-  step e2e suite ./e2e/...
+  # -parallel: the e2e tests that run side by side mostly wait (caches, backoff), not compute.
+  step e2e suite -parallel 6 ./e2e/...
   step faults suite ./faults/...
 }
 

@@ -36,6 +36,7 @@ func TestDeployOnRealNode(t *testing.T) {
 			stack.DumpLogs(40)
 		}
 	})
+	buildPrometheusImage(t)
 	refs := images(t)
 	// The upgrade steps start from the previous release, and the Helm step upgrades to
 	// this tree cut as a release in a registry: both are made meanwhile.
