@@ -50,7 +50,10 @@ func run(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if stack, err = framework.NewStack(root, "nginx-operator-deploy-", "NODE=real"); err != nil {
+	// kube-controller-manager's HorizontalPodAutoscaler sync shortened from 15s: the
+	// autoscaling step waits for the HPA to read CPU, scale up and scale back down.
+	if stack, err = framework.NewStack(root, "nginx-operator-deploy-", "NODE=real",
+		"KUBE_CONTROLLER_MANAGER_EXTRA_FLAGS=--horizontal-pod-autoscaler-sync-period=5s"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -112,35 +112,39 @@ metadata:
 	mustKubectl(t, "", "delete", "namespace", unrelated, ours, "--wait=false")
 	deleted := time.Now()
 	// The namespace controller deletes the content it can discover; whether it may finalize a
-	// namespace while one group's discovery fails is kube-controller-manager's decision.
-	// Observe the unrelated namespace for a while, then report what happened.
-	const observe = time.Minute
+	// namespace while one group's discovery fails is kube-controller-manager's decision, so
+	// the test waits for the content (the ConfigMap) to go and reports what became of the
+	// namespace.
 	var unrelatedGone time.Duration
-	framework.Poll(observe, time.Second, func() bool {
-		if _, _, err := kubectl(t, "", "get", "namespace", unrelated); err != nil {
+	contentGone := framework.Poll(time.Minute, time.Second, func() bool {
+		if !namespaceExists(t, unrelated) {
 			unrelatedGone = time.Since(deleted)
+			return true
 		}
-		return unrelatedGone > 0
+		return get(t, "get", "configmap", "-n", unrelated, "payload", "--ignore-not-found", "-o", "name") == ""
 	})
-	if got := get(t, "get", "configmap", "-n", unrelated, "payload", "--ignore-not-found", "-o", "name"); got != "" {
-		t.Errorf("the unrelated namespace still holds %s %s after its deletion", got, time.Since(deleted).Round(time.Second))
+	if !contentGone {
+		t.Errorf("the unrelated namespace still holds its ConfigMap %s after its deletion", time.Since(deleted).Round(time.Second))
 	}
 	if unrelatedGone > 0 {
 		t.Logf("unrelated namespace (a ConfigMap) deleted %s after the delete, with our apiserver down", unrelatedGone.Round(100*time.Millisecond))
 	} else {
-		t.Logf("unrelated namespace still Terminating %s after the delete, its ConfigMap gone; conditions: %s",
-			observe, namespaceConditions(t, unrelated))
+		t.Logf("unrelated namespace Terminating %s after the delete, its ConfigMap gone; conditions: %s",
+			time.Since(deleted).Round(100*time.Millisecond), namespaceConditions(t, unrelated))
 	}
 
 	// Ours cannot be emptied: it waits, saying why.
 	if phase := get(t, "get", "namespace", ours, "-o", "jsonpath={.status.phase}"); phase != "Terminating" {
 		t.Fatalf("namespace %s holding NginxOperators is %q while our apiserver is down; want Terminating", ours, phase)
 	}
-	conditions := namespaceConditions(t, ours)
-	t.Logf("namespace %s while our apiserver is down: %s", ours, conditions)
-	if !strings.Contains(conditions, "NamespaceDeletionDiscoveryFailure=True") && !strings.Contains(conditions, "NamespaceDeletionContentFailure=True") {
+	var conditions string
+	if !framework.Poll(time.Minute, time.Second, func() bool {
+		conditions = namespaceConditions(t, ours)
+		return strings.Contains(conditions, "NamespaceDeletionDiscoveryFailure=True") || strings.Contains(conditions, "NamespaceDeletionContentFailure=True")
+	}) {
 		t.Errorf("namespace %s does not report the discovery or content failure: %s", ours, conditions)
 	}
+	t.Logf("namespace %s while our apiserver is down: %s", ours, conditions)
 
 	// kube-aggregator rechecks a failing APIService with a backoff capped at 30s; here no
 	// EndpointSlice changes on the restart (in a cluster the pod turning ready does), so the
