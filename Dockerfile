@@ -2,8 +2,8 @@
 # 65532:
 #   nginx-operator  /apiserver, /controller and /etcd-snapshot (the last stage: the default)
 #   nginx-exporter  /nginx-exporter alone, the metrics and reload sidecar of every nginx pod
-#                   (--target nginx-exporter): a node running nginx pulls 4 MiB, not the
-#                   operator's 50
+#                   (--target nginx-exporter): a node running nginx pulls 3.7 MiB, not
+#                   the operator's 48
 #
 #   docker build -t nginx-operator . && docker build --target nginx-exporter -t nginx-exporter .
 #       compiles the binaries in a golang stage (needs the network for the base image
