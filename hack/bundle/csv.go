@@ -195,7 +195,7 @@ func installDeployments(b *base, server *apiServer, namespaced, cluster []operat
 	}
 	sort.Slice(related, func(i, j int) bool { return related[i].Image < related[j].Image })
 	if len(operatorImages) != 1 {
-		// Both binaries ship in one image; the CSV's containerImage names it.
+		// The apiserver and the controller ship in one image; the CSV's containerImage names it.
 		return nil, "", nil, fmt.Errorf("the containers of the base's Deployments run %d images, expected the one operator image: %v", len(operatorImages), operatorImages)
 	}
 	var operatorImage string
