@@ -115,6 +115,11 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	}
 	t.Logf("the operator generated a configuration with the jobs %v %s after the overlay was applied", generated, framework.Describe(time.Since(start)))
 
+	// The operator writes the configuration Secret before it creates the StatefulSet, and
+	// kubectl rollout status fails at once on a StatefulSet that does not exist yet.
+	waitFor(t, 2*time.Minute, "the operator to create the StatefulSet prometheus-"+prometheusName, func() bool {
+		return get(t, "get", "statefulset", "-n", monitoringNS, "prometheus-"+prometheusName, "--ignore-not-found", "-o", "name") != ""
+	})
 	mustKubectl(t, "", "rollout", "status", "-n", monitoringNS, "statefulset/prometheus-"+prometheusName, "--timeout=3m")
 	pod := readyPods(t, monitoringNS, prometheusPodSel)
 	if len(pod) != 1 {
