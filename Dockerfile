@@ -54,28 +54,24 @@ COPY _output/images/bin/${TARGETOS}_${TARGETARCH}/apiserver _output/images/bin/$
 # --build-arg values alone.
 FROM ${BINARIES:-source} AS binaries
 
-FROM scratch AS nginx-exporter
+# What both images share: where they come from, their license and version, and the user.
+FROM scratch AS image
 ARG VERSION
 ARG REVISION
-LABEL org.opencontainers.image.title="nginx-exporter" \
-      org.opencontainers.image.description="The metrics and reload sidecar of the nginx pods of NginxOperators: exports nginx's stub_status for Prometheus and reloads nginx when its content volumes change" \
-      org.opencontainers.image.source="https://github.com/example/nginx-operator" \
+LABEL org.opencontainers.image.source="https://github.com/example/nginx-operator" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
-COPY --from=binaries /out/nginx-exporter /
 USER 65532:65532
+
+FROM image AS nginx-exporter
+LABEL org.opencontainers.image.title="nginx-exporter" \
+      org.opencontainers.image.description="The metrics and reload sidecar of the nginx pods of NginxOperators: exports nginx's stub_status for Prometheus and reloads nginx when its content volumes change"
+COPY --from=binaries /out/nginx-exporter /
 ENTRYPOINT ["/nginx-exporter"]
 
-FROM scratch
-ARG VERSION
-ARG REVISION
+FROM image
 LABEL org.opencontainers.image.title="nginx-operator" \
-      org.opencontainers.image.description="Aggregated API server (/apiserver), controller (/controller) and etcd backup (/etcd-snapshot) for NginxOperator" \
-      org.opencontainers.image.source="https://github.com/example/nginx-operator" \
-      org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}"
+      org.opencontainers.image.description="Aggregated API server (/apiserver), controller (/controller) and etcd backup (/etcd-snapshot) for NginxOperator"
 COPY --from=binaries /out/apiserver /out/controller /out/etcd-snapshot /
-USER 65532:65532
 CMD ["/apiserver"]
