@@ -159,7 +159,7 @@ func installDeployments(b *base, server *apiServer, namespaced, cluster []operat
 		accounts[p.ServiceAccountName] = true
 	}
 	var specs []operatorsv1alpha1.StrategyDeploymentSpec
-	images, operatorImages := map[string]string{}, map[string]bool{}
+	images, operatorImages := map[string]bool{}, map[string]bool{}
 	for i := range b.deployments {
 		d := b.deployments[i].DeepCopy()
 		if d.Name == server.deployment.Name {
@@ -178,10 +178,10 @@ func installDeployments(b *base, server *apiServer, namespaced, cluster []operat
 			return nil, "", nil, fmt.Errorf("Deployment %s runs as ServiceAccount %q, which has no permissions in the base, so OLM would not create it", d.Name, account)
 		}
 		for _, c := range d.Spec.Template.Spec.InitContainers {
-			images[c.Image] = c.Name
+			images[c.Image] = true
 		}
 		for _, c := range d.Spec.Template.Spec.Containers {
-			images[c.Image] = c.Name
+			images[c.Image] = true
 			operatorImages[c.Image] = true
 		}
 		specs = append(specs, operatorsv1alpha1.StrategyDeploymentSpec{Name: d.Name, Label: d.Labels, Spec: d.Spec})
