@@ -4,8 +4,8 @@
 #   1. stops every writer: the apiserver Deployment is scaled to 0, then the etcd StatefulSet,
 #   2. deletes every member's PersistentVolumeClaim (their data is replaced, not merged) and
 #      makes each claim again, empty, with the StatefulSet's claim template,
-#   3. restores the snapshot into each member's new volume (a Job running etcdutl from the
-#      StatefulSet's etcd image), with the revision bumped past anything a client may have
+#   3. restores the snapshot into every member's new volume (one Job, a container per member
+#      running etcdutl from the StatefulSet's etcd image), with the revision bumped past anything a client may have
 #      seen and marked compacted, so watchers and caches relist instead of missing changes,
 #   4. starts the members and waits for the cluster, then the apiservers (as many as before),
 #   5. restarts the controller, so it reconciles from the restored objects, not from its cache.
@@ -55,43 +55,51 @@ k scale statefulset "$STATEFULSET" --replicas=0 >/dev/null
 until_ok "the etcd pods to stop" no_pods "$STATEFULSET"
 log "stopped the apiservers and etcd"
 
-# 2. and 3., one member after the other (the backup claim may be ReadWriteOnce).
+# 2. Every member's claim, deleted and made again empty.
+claims=() containers="" volumes=""
+for ((i = 0; i < members; i++)); do claims+=("data-${STATEFULSET}-$i"); done
+k delete pvc "${claims[@]}" --ignore-not-found --wait=true --timeout="${TIMEOUT}s" >/dev/null
 for ((i = 0; i < members; i++)); do
-  member=${STATEFULSET}-$i claim=data-${STATEFULSET}-$i job=${STATEFULSET}-restore-$i
-  k delete pvc "$claim" --ignore-not-found --wait=true --timeout="${TIMEOUT}s" >/dev/null
+  member=${STATEFULSET}-$i claim=${claims[$i]}
   k apply -f - >/dev/null <<YAML
 {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
  "metadata": {"name": "${claim}", "namespace": "${NAMESPACE}",
               "labels": {"app.kubernetes.io/name": "${STATEFULSET}", "app.kubernetes.io/part-of": "nginx-operator"}},
  "spec": ${claim_spec}}
 YAML
-  k delete job "$job" --ignore-not-found --wait=true >/dev/null
-  k apply -f - >/dev/null <<YAML
+  containers+="${containers:+,}"'{"name": "'"restore-$i"'", "image": "'"${image}"'",
+       "command": ["etcdutl", "snapshot", "restore", "/var/lib/etcd-backups/'"${snapshot}"'",
+         "--name='"${member}"'", "--initial-cluster='"${initial_cluster}"'", "--initial-cluster-token='"${token}"'",
+         "--initial-advertise-peer-urls=https://'"${member}.${STATEFULSET}.${NAMESPACE}"'.svc:2380",
+         "--data-dir=/var/lib/etcd/data", "--bump-revision='"${REVISION_BUMP}"'", "--mark-compacted"],
+       "securityContext": {"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "capabilities": {"drop": ["ALL"]}},
+       "volumeMounts": [{"name": "'"data-$i"'", "mountPath": "/var/lib/etcd"},
+                        {"name": "backups", "mountPath": "/var/lib/etcd-backups", "readOnly": true}]}'
+  volumes+="${volumes:+,}"'{"name": "'"data-$i"'", "persistentVolumeClaim": {"claimName": "'"${claim}"'"}}'
+done
+
+# 3. One Pod restores every member side by side, a container each: the backup claim may be
+# ReadWriteOnce, and one Pod mounts it once.
+job=${STATEFULSET}-restore
+k delete job "$job" --ignore-not-found --wait=true >/dev/null
+k apply -f - >/dev/null <<YAML
 {"apiVersion": "batch/v1", "kind": "Job",
  "metadata": {"name": "${job}", "namespace": "${NAMESPACE}", "labels": {"app.kubernetes.io/part-of": "nginx-operator"}},
  "spec": {"backoffLimit": 0, "activeDeadlineSeconds": ${TIMEOUT}, "template": {
    "metadata": {"labels": {"app.kubernetes.io/name": "nginx-operator-etcd-restore", "app.kubernetes.io/part-of": "nginx-operator"}},
    "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false, "enableServiceLinks": false,
      "securityContext": {"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532, "fsGroup": 65532, "seccompProfile": {"type": "RuntimeDefault"}},
-     "containers": [{"name": "restore", "image": "${image}",
-       "command": ["etcdutl", "snapshot", "restore", "/var/lib/etcd-backups/${snapshot}",
-         "--name=${member}", "--initial-cluster=${initial_cluster}", "--initial-cluster-token=${token}",
-         "--initial-advertise-peer-urls=https://${member}.${STATEFULSET}.${NAMESPACE}.svc:2380",
-         "--data-dir=/var/lib/etcd/data", "--bump-revision=${REVISION_BUMP}", "--mark-compacted"],
-       "securityContext": {"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "capabilities": {"drop": ["ALL"]}},
-       "volumeMounts": [{"name": "data", "mountPath": "/var/lib/etcd"},
-                        {"name": "backups", "mountPath": "/var/lib/etcd-backups", "readOnly": true}]}],
-     "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "${claim}"}},
+     "containers": [${containers}],
+     "volumes": [${volumes},
                  {"name": "backups", "persistentVolumeClaim": {"claimName": "${BACKUP_CLAIM}", "readOnly": true}}]}}}}
 YAML
-  if ! k wait --for=condition=Complete "job/${job}" --timeout="${TIMEOUT}s" >/dev/null; then
-    k logs "job/${job}" >&2 || true
-    echo "restoring member ${member} failed; the Job ${job} is left for inspection" >&2
-    exit 1
-  fi
-  k delete job "$job" --wait=false >/dev/null
-  log "restored ${snapshot} into ${claim}"
-done
+if ! k wait --for=condition=Complete "job/${job}" --timeout="${TIMEOUT}s" >/dev/null; then
+  k logs "job/${job}" --all-containers --prefix >&2 || true
+  echo "restoring the members failed; the Job ${job} is left for inspection" >&2
+  exit 1
+fi
+k delete job "$job" --wait=false >/dev/null
+log "restored ${snapshot} into ${claims[*]}"
 
 # 4. The members start on the restored data; the apiservers after them.
 k scale statefulset "$STATEFULSET" --replicas="$members" >/dev/null

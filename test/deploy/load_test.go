@@ -19,6 +19,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -47,8 +48,9 @@ type loadResult struct {
 const maxObjects = 60
 
 // Requests of the loop answered before the disruption (load under way when it starts)
-// and after it (load served once it is over): about 3 s and 10 s of the loop when idle.
-const loadBefore, loadAfter = 100, 300
+// and after it, counted from when the last of the system's pods that the disruption
+// stopped is gone (load served once it is over): about 3 s of the loop each when idle.
+const loadBefore, loadAfter = 100, 100
 
 // runLoad creates (up to maxObjects), reads, updates and lists NginxOperators in
 // namespace ns through kube-apiserver until stop is closed, retrying what clients are
@@ -180,6 +182,11 @@ func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
 	}
 	waitAnswered(loadBefore, "before the disruption", 2*time.Minute)
 	disrupt()
+	// The loop keeps running while the replaced pods shut down (the apiserver's
+	// shutdown delay, etcd's graceful stop); "after" starts once none is left.
+	waitFor(t, 3*time.Minute, "no pod of "+systemNS+" terminating", func() bool {
+		return strings.TrimSpace(get(t, "get", "pods", "-n", systemNS, "-o", `jsonpath={range .items[*]}{.metadata.deletionTimestamp}{"\n"}{end}`)) == ""
+	})
 	waitAnswered(loadAfter, "after the disruption", 5*time.Minute)
 	close(stop)
 	wg.Wait()
