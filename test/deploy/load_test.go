@@ -143,7 +143,11 @@ func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
 	t.Helper()
 	mustKubectl(t, "", "create", "namespace", ns)
 	// Gone before the next step starts, so that step counts only objects meant to stay.
-	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--timeout=3m") })
+	t.Cleanup(func() {
+		start := time.Now()
+		kubectl(t, "", "delete", "namespace", ns, "--timeout=3m")
+		t.Logf("namespace %s deleted in %s", ns, framework.Describe(time.Since(start)))
+	})
 	client := operatorClient(t)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
