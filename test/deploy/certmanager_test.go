@@ -152,8 +152,9 @@ func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
 }
 
 // overlayWithImages is a kustomization over the repository's overlay dir with the images the
-// test built, as hack/deploy-to-node.sh writes one over artifacts/deploy.
-func overlayWithImages(t *testing.T, dir string, refs map[string]string) string {
+// test built, as hack/deploy-to-node.sh writes one over artifacts/deploy, and any patches
+// (kustomize patches entries, in YAML flow style).
+func overlayWithImages(t *testing.T, dir string, refs map[string]string, patches ...string) string {
 	t.Helper()
 	work := t.TempDir()
 	rel, err := filepath.Rel(work, filepath.Join(stack.RepoRoot, dir))
@@ -167,6 +168,12 @@ func overlayWithImages(t *testing.T, dir string, refs map[string]string) string 
 	kustomization := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - " + rel + "\nimages:\n" +
 		image("example.com/nginx-operator", refs["NGINX_OPERATOR_IMAGE"]) + image("example.com/nginx-operator/nginx-exporter", refs["NGINX_EXPORTER_IMAGE"]) +
 		image("registry.k8s.io/etcd", refs["ETCD_IMAGE"])
+	if len(patches) > 0 {
+		kustomization += "patches:\n"
+		for _, p := range patches {
+			kustomization += "  - " + p + "\n"
+		}
+	}
 	if err := os.WriteFile(filepath.Join(work, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,9 @@ const (
 // its go.mod selects loads exactly that configuration, scrapes every controller, apiserver
 // and etcd pod (the apiserver and the controller with the scraper's token over TLS), and
 // loads and evaluates the rules; its PodMonitor makes it scrape nginx's own metrics.
+// scrapeInterval is the test Prometheus' scrape interval for every target.
+const scrapeInterval = "5s"
+
 func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	operatorBin, crds := framework.ToolBinary(t, "PROMETHEUS_OPERATOR_BIN"), framework.ToolBinary(t, "PROMETHEUS_OPERATOR_CRDS_DIR")
 	image, version := importPrometheusImage(t)
@@ -76,7 +79,11 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	t.Cleanup(func() { op.Stop(os.Interrupt, 10*time.Second) })
 
 	start := time.Now()
-	mustKubectl(t, "", "apply", "-k", overlayWithImages(t, "artifacts/overlays/prometheus", refs))
+	// Scrapes every 5 s instead of 30 (the PodMonitor's interval and the Prometheus'
+	// default, which the ServiceMonitors follow), shortened for the test: it waits for
+	// targets to turn up and for counters to move.
+	mustKubectl(t, "", "apply", "-k", overlayWithImages(t, "artifacts/overlays/prometheus", refs,
+		`{target: {kind: PodMonitor, name: nginx-operator-nginx}, patch: '[{"op": "replace", "path": "/spec/podMetricsEndpoints/0/interval", "value": "`+scrapeInterval+`"}]'}`))
 	// What the overlay adds to the base goes again afterwards; the base stays as it was.
 	t.Cleanup(func() {
 		for _, f := range componentResources(t, "prometheus") {
@@ -84,14 +91,18 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 		}
 	})
 	mustKubectl(t, "", "create", "namespace", monitoringNS)
-	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", monitoringNS, "--timeout=3m") })
+	t.Cleanup(func() {
+		start := time.Now()
+		kubectl(t, "", "delete", "namespace", monitoringNS, "--timeout=3m")
+		t.Logf("namespace %s deleted in %s", monitoringNS, framework.Describe(time.Since(start)))
+	})
 	selectNS := `{"matchLabels": {"kubernetes.io/metadata.name": "` + systemNS + `"}}`
 	mustKubectl(t, `{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "`+prometheusSA+`", "namespace": "`+monitoringNS+`"}}
 {"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus", "metadata": {"name": "`+prometheusName+`", "namespace": "`+monitoringNS+`"},
  "spec": {"image": "`+image+`", "version": "`+version+`", "replicas": 1, "serviceAccountName": "`+prometheusSA+`",
   "serviceMonitorSelector": {}, "serviceMonitorNamespaceSelector": `+selectNS+`,
   "podMonitorSelector": {}, "podMonitorNamespaceSelector": `+selectNS+`,
-  "ruleSelector": {}, "ruleNamespaceSelector": `+selectNS+`, "evaluationInterval": "10s"}}`, "apply", "-f", "-")
+  "ruleSelector": {}, "ruleNamespaceSelector": `+selectNS+`, "evaluationInterval": "10s", "scrapeInterval": "`+scrapeInterval+`"}}`, "apply", "-f", "-")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("at the failure:\n%s\n%s", get(t, "get", "prometheus", "-n", monitoringNS, "-o", "yaml"), get(t, "get", "all", "-n", monitoringNS))
