@@ -142,11 +142,14 @@ func retryable(err error) bool {
 func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
 	t.Helper()
 	mustKubectl(t, "", "create", "namespace", ns)
-	// Gone before the next step starts, so that step counts only objects meant to stay.
+	// The loop's NginxOperators are gone before the next step starts, so that step counts
+	// only objects meant to stay; the namespace's other content (the Deployments and
+	// Services they owned, which the garbage collector deletes) may still be going.
 	t.Cleanup(func() {
 		start := time.Now()
-		kubectl(t, "", "delete", "namespace", ns, "--timeout=3m")
-		t.Logf("namespace %s deleted in %s", ns, framework.Describe(time.Since(start)))
+		kubectl(t, "", "delete", "ngx", "--all", "-n", ns, "--timeout=3m")
+		kubectl(t, "", "delete", "namespace", ns, "--wait=false")
+		t.Logf("the NginxOperators of namespace %s deleted in %s", ns, framework.Describe(time.Since(start)))
 	})
 	client := operatorClient(t)
 	stop := make(chan struct{})
