@@ -26,6 +26,7 @@ import (
 // the real kube-apiserver's validation, admission and defaulting. The directory is a
 // kustomize base, so it is applied with -k (-f would read kustomization.yaml as an object).
 func TestDeployArtifactsPassServerDryRun(t *testing.T) {
+	t.Parallel()
 	out := mustKubectl(t, "", "apply", "--dry-run=server", "-k", filepath.Join(repoRoot, "artifacts", "deploy"))
 	for _, kind := range []string{"namespace/", "statefulset.apps/", "deployment.apps/", "apiservice.apiregistration.k8s.io/", "clusterrolebinding.rbac.authorization.k8s.io/"} {
 		if !strings.Contains(out, kind) {

@@ -170,6 +170,7 @@ func statusCode(err error) int32 {
 // through with a warning; objects of other namespaces are not judged; once deleted,
 // neither applies.
 func TestClusterAdmissionValidatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
 	const (
 		ns      = "e2e-admission-vap"
 		denyMsg = "e2e policy: an NginxOperator runs at most 5 replicas"
@@ -302,6 +303,7 @@ spec:
 // a label is applied on create and update, in the stored object; once it is deleted, the
 // label can be removed.
 func TestClusterAdmissionMutatingAdmissionPolicy(t *testing.T) {
+	t.Parallel()
 	const (
 		ns    = "e2e-admission-map"
 		label = "e2e.example.com/mutated-by-policy"
@@ -521,6 +523,7 @@ func kubectlUser(t *testing.T) string {
 // message reaches the user on create and update, kubectl and clientset alike, and once
 // the configuration is deleted the same objects are accepted.
 func TestClusterAdmissionValidatingWebhook(t *testing.T) {
+	t.Parallel()
 	const (
 		ns   = "e2e-admission-vwh"
 		deny = "e2e.example.com/deny"
@@ -605,6 +608,7 @@ func TestClusterAdmissionValidatingWebhook(t *testing.T) {
 // stored object carries it after create and update, and once the configuration is
 // deleted it is no longer set.
 func TestClusterAdmissionMutatingWebhook(t *testing.T) {
+	t.Parallel()
 	const (
 		ns         = "e2e-admission-mwh"
 		annotation = "e2e.example.com/mutated-by-webhook"
@@ -686,6 +690,7 @@ func TestClusterAdmissionMutatingWebhook(t *testing.T) {
 // error naming the webhook, within the configuration's timeoutSeconds (2 s) rather than
 // the default 10 s; with failurePolicy Ignore the same requests go through.
 func TestClusterAdmissionWebhookUnavailable(t *testing.T) {
+	t.Parallel()
 	const (
 		ns          = "e2e-admission-whdown"
 		webhookName = "e2e-ngx-unavailable"

@@ -96,6 +96,7 @@ func lastLines(s string, n int) string {
 // refused with 422 naming spec.config.inline and the line, through v1alpha2 and v1alpha1,
 // on create, on a server-side dry run and on an update that changes it.
 func TestConfigSyntaxRefusedAtAdmission(t *testing.T) {
+	t.Parallel()
 	const name = "config-syntax"
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", name, "--ignore-not-found", "--wait=false") })
 	const line = `line 3: the "{" of "http" is never closed`

@@ -36,7 +36,10 @@ func conditionField(t *testing.T, name, condition, field string) string {
 }
 
 // TestControllerReportsARefusedService: a nodePort another Service holds cannot be
-// validated in advance; the Service is refused, the Deployment serves anyway.
+// validated in advance; the Service is refused, the Deployment serves anyway. Not
+// parallel: running after TestControllerKilledDuringConvergence, its recovery waits out
+// the workqueue's rate limit that test's 200 NginxOperators used up, which would
+// otherwise leave no retry in the measured window of the next test.
 func TestControllerReportsARefusedService(t *testing.T) {
 	const nodePort = 30123
 	t.Cleanup(func() {
@@ -153,6 +156,7 @@ func TestControllerReportsARefusedDeploymentAndBacksOff(t *testing.T) {
 // the namespace; the controller reports the quota's message, retries with backoff, and
 // recovers once the quota is gone.
 func TestControllerReportsExceededQuotaAndBacksOff(t *testing.T) {
+	t.Parallel()
 	const ns = "e2e-quota"
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "", "create", "namespace", ns)
@@ -191,6 +195,7 @@ func policyDenials(t *testing.T) float64 {
 // TestValidationRefusesWhatTheClusterWould: the example of the issue never reaches
 // the controller any more.
 func TestValidationRefusesWhatTheClusterWould(t *testing.T) {
+	t.Parallel()
 	_, errOut, err := kubectl(t, `apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator
 metadata: {name: bad-fieldref, namespace: default}

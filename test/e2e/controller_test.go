@@ -128,6 +128,7 @@ spec:
 }
 
 func TestControllerQPSMode(t *testing.T) {
+	t.Parallel()
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "qps", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: qps, namespace: default}\nspec: {qps: {singlePodQPS: 800, totalQPS: 2400}}\n", "apply", "-f", "-")
 	kc.WaitForOutput(t, time.Minute, "3", "get", "deployment", "qps", "-o", "jsonpath={.spec.replicas}")
@@ -138,6 +139,7 @@ func TestControllerQPSMode(t *testing.T) {
 }
 
 func TestControllerNeverTakesOverForeignObjects(t *testing.T) {
+	t.Parallel()
 	t.Cleanup(func() {
 		kubectl(t, "", "delete", "ngx", "taken", "--ignore-not-found", "--wait=false")
 		kubectl(t, "", "delete", "deployment", "taken", "--ignore-not-found", "--wait=false")

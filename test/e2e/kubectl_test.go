@@ -47,6 +47,7 @@ spec:
 `
 
 func TestKubectlVerbs(t *testing.T) {
+	t.Parallel()
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "kubectl-web", "kubectl-legacy", "--ignore-not-found") })
 
 	out := mustKubectl(t, webManifest, "create", "-f", "-")

@@ -64,6 +64,7 @@ var kustomizations = []string{
 // kustomize and sends the result through the kube-apiserver's validation, admission and
 // defaulting, with cert-manager's and the Prometheus Operator's CRDs installed.
 func TestKustomizationsPassServerDryRun(t *testing.T) {
+	t.Parallel()
 	installOverlayCRDs(t)
 	for _, dir := range kustomizations {
 		t.Run(dir, func(t *testing.T) {
@@ -87,6 +88,7 @@ func TestKustomizationsPassServerDryRun(t *testing.T) {
 // TestKustomizeOverlaySetsImages checks that an overlay of the base sets the operator's, the
 // exporter's and etcd's images through images:, as hack/deploy-to-node.sh does.
 func TestKustomizeOverlaySetsImages(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base, err := filepath.Rel(dir, filepath.Join(repoRoot, "artifacts", "deploy"))
 	if err != nil {
@@ -125,6 +127,7 @@ func TestKustomizeOverlaySetsImages(t *testing.T) {
 // StatefulSet bootstraps exactly as many members as it has replicas, under their pod names
 // and DNS names, and that the apiserver is given every one of them.
 func TestEtcdMembersAgree(t *testing.T) {
+	t.Parallel()
 	for dir, want := range map[string]int{"artifacts/deploy": 3, "artifacts/overlays/single-member-etcd": 1} {
 		t.Run(dir, func(t *testing.T) {
 			objs := decodeObjects(t, mustKubectl(t, "", "kustomize", filepath.Join(repoRoot, dir)))
@@ -178,6 +181,7 @@ func TestEtcdMembersAgree(t *testing.T) {
 // Certificate writes the Secret the apiserver mounts, for the name the kube-aggregator
 // dials, and the APIServices take their CA from that Certificate.
 func TestCertManagerOverlayMatchesTheAPIServer(t *testing.T) {
+	t.Parallel()
 	objs := decodeObjects(t, mustKubectl(t, "", "kustomize", filepath.Join(repoRoot, "artifacts", "overlays", "cert-manager")))
 	find := func(kind, name string) *unstructured.Unstructured {
 		for i := range objs {

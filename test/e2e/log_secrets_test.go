@@ -38,6 +38,7 @@ import (
 // client-go logs the bodies of the requests it sends from -v=8 on, the TokenReview's
 // spec.token among them, which is why docs/security.md says to stay at -v=7 or below.
 func TestLogHoldsNoBearerToken(t *testing.T) {
+	t.Parallel()
 	ns := "log-secrets"
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })

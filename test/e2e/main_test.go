@@ -18,6 +18,12 @@ limitations under the License.
 // kube-controller-manager, kube-scheduler and kwok, our apiserver registered through
 // APIServices, driven with /usr/bin/kubectl and Go clients. TestMain starts a private
 // stack with hack/local-up.sh on free loopback ports and stops it by PID afterwards.
+//
+// Tests that only wait on objects of their own (their own names or namespace; admission
+// configuration scoped to their namespace; counters filtered to their objects) call
+// t.Parallel() first: they run side by side once every other test has finished. Tests
+// that stop or reconfigure a component, change what other tests rely on cluster-wide, or
+// read counters every test moves stay sequential.
 package e2e
 
 import (

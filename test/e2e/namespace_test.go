@@ -25,6 +25,7 @@ import (
 // Deleting a namespace must not hang in Terminating: the namespace controller has to
 // discover, list and delete our resources through the aggregation layer.
 func TestNamespaceWithNginxOperatorsDeletes(t *testing.T) {
+	t.Parallel()
 	mustKubectl(t, "", "create", "namespace", "e2e-doomed")
 	for _, name := range []string{"one", "two"} {
 		mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: "+name+"}\n", "apply", "-n", "e2e-doomed", "-f", "-")

@@ -38,6 +38,7 @@ import (
 // same identity without --namespaces is refused its cluster-wide lists. The stack's own
 // controller keeps running: both apply the same children with the same field manager.
 func TestControllerConfinedToNamespaces(t *testing.T) {
+	t.Parallel()
 	ns, other := "confined-e2e", "confined-e2e-other"
 	for _, n := range []string{ns, other} {
 		t.Cleanup(func() { kubectl(t, "", "delete", "namespace", n, "--ignore-not-found", "--wait=false") })
@@ -147,6 +148,7 @@ func scrapeSum(t *testing.T, url, series string) float64 {
 // last-applied-configuration annotation, and removes the one a client-side apply of an
 // earlier version left; a second run (a renewal) takes the same way.
 func TestDeployCertsAppliesSecretsServerSide(t *testing.T) {
+	t.Parallel()
 	ns := "deploy-certs-e2e"
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "", "create", "namespace", ns)

@@ -27,6 +27,7 @@ import (
 // and no token, and lose it when spec.metrics.enabled turns false. Whether Prometheus
 // scrapes it and the counters follow traffic is the real node's to show (test/deploy).
 func TestMetricsSidecarFollowsSpec(t *testing.T) {
+	t.Parallel()
 	const ns, name = "e2e-nginx-metrics", "metered"
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })

@@ -28,6 +28,7 @@ import (
 // likely to make), the scheduler places the pods by them on the kwok nodes, and a dropped
 // PodDisruptionBudget is deleted.
 func TestOperandPlacementAndIdentity(t *testing.T) {
+	t.Parallel()
 	t.Cleanup(func() {
 		kubectl(t, "", "delete", "ngx", "placed", "--ignore-not-found")
 		kubectl(t, "", "delete", "priorityclass", "ngx-e2e-high", "--ignore-not-found")

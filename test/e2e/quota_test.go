@@ -32,7 +32,8 @@ import (
 // the limit with kube's message (server-side dry runs too) and charges the ones it
 // accepts, and a deletion gives the room back.
 func TestResourceQuotaCountsNginxOperators(t *testing.T) {
-	const ns, counted = "e2e-quota", "count/nginxoperators.operator.example.com"
+	t.Parallel()
+	const ns, counted = "e2e-quota-count", "count/nginxoperators.operator.example.com"
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
 	mustKubectl(t, "", "create", "quota", "nginxoperators", "-n", ns, "--hard="+counted+"=2")

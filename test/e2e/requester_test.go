@@ -32,6 +32,7 @@ import (
 // is accepted; and once the permission is gone again, writes that add nothing (a label,
 // /scale) and the controller's status writes go on.
 func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
+	t.Parallel()
 	const ns, writer = "e2e-requester", "tenant-writer"
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })

@@ -31,6 +31,7 @@ const collection = "/apis/operator.example.com/v1alpha2/namespaces/default/nginx
 
 // TestREST calls the API both through kube-apiserver's aggregation layer and directly.
 func TestREST(t *testing.T) {
+	t.Parallel()
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: rest, namespace: default}\n", "apply", "-f", "-")
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "rest", "--ignore-not-found") })
 	client := adminHTTPClient(t)

@@ -28,6 +28,7 @@ import (
 // is placed nowhere and status (and nginx_operator_stalled) says why, while one in memory
 // runs. A volume without a size limit is refused at the door.
 func TestScratchVolumes(t *testing.T) {
+	t.Parallel()
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "scratch", "--ignore-not-found", "--wait=false") })
 	const manifest = `apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator

@@ -32,6 +32,7 @@ import (
 // test/integration), and through the aggregator the kube-apiserver refuses them first
 // (401, or 403 for system:anonymous where the cluster enables anonymous authentication).
 func TestAnonymousIsRejected(t *testing.T) {
+	t.Parallel()
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: anon-guarded, namespace: default}\n", "apply", "-f", "-")
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "anon-guarded", "--ignore-not-found") })
 	anonymous := httpClient(t, "")
@@ -87,6 +88,7 @@ func everyVerb(name string) []request {
 }
 
 func TestUserWithoutRBACIsForbiddenForEveryVerb(t *testing.T) {
+	t.Parallel()
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: guarded, namespace: default}\n", "apply", "-f", "-")
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "guarded", "--ignore-not-found") })
 	manifest := "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: intruder, namespace: default}\n"
@@ -183,6 +185,7 @@ func TestNamespacedRoleGrantsExactlyWhatItSays(t *testing.T) {
 // Our apiserver must take X-Remote-* identity headers only from clients whose
 // certificate the front-proxy CA signed.
 func TestFrontProxyHeadersNeedTheFrontProxyCA(t *testing.T) {
+	t.Parallel()
 	asAdmin := map[string]string{"X-Remote-User": "kubernetes-admin", "X-Remote-Group": "system:masters", "Accept": "application/json"}
 	// Signed by the cluster CA, not the front-proxy CA: headers ignored; the certificate's
 	// own user (our apiserver's identity) may not read nginxoperators.

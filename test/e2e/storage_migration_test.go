@@ -52,6 +52,7 @@ import (
 // hack/local-up.sh), and the fallback without it, kubectl get | kubectl replace. Every
 // object must end at the storage version with the content users see unchanged.
 func TestStorageVersionMigration(t *testing.T) {
+	t.Parallel()
 	env := newMigrationEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
