@@ -4,9 +4,10 @@
 #   1. stops every writer: the apiserver Deployment is scaled to 0, then the etcd StatefulSet,
 #   2. deletes every member's PersistentVolumeClaim (their data is replaced, not merged) and
 #      makes each claim again, empty, with the StatefulSet's claim template,
-#   3. restores the snapshot into every member's new volume (one Job, a container per member
-#      running etcdutl from the StatefulSet's etcd image), with the revision bumped past anything a client may have
-#      seen and marked compacted, so watchers and caches relist instead of missing changes,
+#   3. restores the snapshot into every member's new volume (one Job, a container per
+#      member running etcdutl from the StatefulSet's etcd image), with the revision bumped
+#      past anything a client may have seen and marked compacted, so watchers and caches
+#      relist instead of missing changes,
 #   4. starts the members and waits for the cluster, then the apiservers (as many as before),
 #   5. restarts the controller, so it reconciles from the restored objects, not from its cache.
 # Objects come back with their uid, spec and status; whatever was created after the snapshot
