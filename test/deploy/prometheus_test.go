@@ -47,6 +47,8 @@ const (
 	prometheusName   = "k8s"
 	prometheusSA     = "prometheus-k8s"
 	prometheusPodSel = "app.kubernetes.io/name=prometheus"
+	// The test Prometheus' scrape interval for every target.
+	scrapeInterval = "5s"
 )
 
 // prometheusOperatorScrapes runs the Prometheus Operator (built by make tools from
@@ -56,9 +58,6 @@ const (
 // its go.mod selects loads exactly that configuration, scrapes every controller, apiserver
 // and etcd pod (the apiserver and the controller with the scraper's token over TLS), and
 // loads and evaluates the rules; its PodMonitor makes it scrape nginx's own metrics.
-// scrapeInterval is the test Prometheus' scrape interval for every target.
-const scrapeInterval = "5s"
-
 func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	operatorBin, crds := framework.ToolBinary(t, "PROMETHEUS_OPERATOR_BIN"), framework.ToolBinary(t, "PROMETHEUS_OPERATOR_CRDS_DIR")
 	image, version := importPrometheusImage(t)
