@@ -94,7 +94,10 @@ k apply -f - >/dev/null <<YAML
      "volumes": [${volumes},
                  {"name": "backups", "persistentVolumeClaim": {"claimName": "${BACKUP_CLAIM}", "readOnly": true}}]}}}}
 YAML
-if ! k wait --for=condition=Complete "job/${job}" --timeout="${TIMEOUT}s" >/dev/null; then
+# Complete or Failed: a failed restore is reported at once, not after TIMEOUT.
+job_done() { k get job "$job" -o jsonpath='{range .status.conditions[?(@.status=="True")]}{.type}{"\n"}{end}' | grep -qEx 'Complete|Failed'; }
+until_ok "the restore Job ${job}" job_done || true
+if [[ $(k get job "$job" -o jsonpath='{.status.conditions[?(@.type=="Complete")].status}') != True ]]; then
   k logs "job/${job}" --all-containers --prefix >&2 || true
   echo "restoring the members failed; the Job ${job} is left for inspection" >&2
   exit 1
