@@ -95,7 +95,9 @@ const nodeIP = "10.88.0.1"
 
 // httpGet fetches a page from a node, pod or service address of the local node: "/" of
 // host:port, or host:port/path. Those addresses exist only on this machine, and the
-// node's guards drop anything for them that would leave it.
+// node's guards drop anything for them that would leave it. Each call opens a connection
+// of its own: a kept-alive one would go on reaching a pod through a Service port that
+// kube-proxy no longer routes, and would pin a Service's traffic to one pod.
 func httpGet(addr string) (string, error) {
 	path := "/"
 	if i := strings.Index(addr, "/"); i >= 0 {
@@ -108,8 +110,7 @@ func httpGet(addr string) (string, error) {
 	if ip := net.ParseIP(host); ip == nil || !(localNet.Contains(ip) || serviceNet.Contains(ip)) {
 		return "", fmt.Errorf("%s is not an address of the local node", addr)
 	}
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + path)
+	resp, err := oneShotClient.Get("http://" + addr + path)
 	if err != nil {
 		return "", err
 	}
@@ -117,6 +118,8 @@ func httpGet(addr string) (string, error) {
 	body, err := io.ReadAll(resp.Body)
 	return string(body), err
 }
+
+var oneShotClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 var (
 	_, localNet, _   = net.ParseCIDR("10.88.0.0/16")
