@@ -17,21 +17,26 @@ limitations under the License.
 package controller
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // The two functions here are the controller's only plain Updates; everything else is
 // server-side apply. Apply can remove only fields its own manager owns, and these ports
 // were set by another manager, so only a full Update can drop them. The Update carries the
 // live object's resourceVersion: a concurrent change makes it fail with a conflict and
-// the reconcile is retried on the newer object.
+// the reconcile is retried on the newer object. A port only this controller's apply owns
+// is left to the apply, which replaces it in the same write: an Update first would give
+// the Deployment a template without the port, and the pods a rollout of their own.
 
 // dropStrayServicePorts removes ports that someone else added to our Service. Ports are
 // keyed by number and protocol, so an edited port number is a new entry that
@@ -45,7 +50,11 @@ func (r *Reconciler) dropStrayServicePorts(ctx context.Context, live *corev1.Ser
 	}
 	kept := make([]corev1.ServicePort, 0, len(live.Spec.Ports))
 	for _, p := range live.Spec.Ports {
-		if wanted[portKey(p.Port, p.Protocol)] {
+		stray, err := strayPort(live, wanted, p.Port, p.Protocol, "port", "spec", "ports")
+		if err != nil {
+			return err
+		}
+		if !stray {
 			kept = append(kept, p)
 		}
 	}
@@ -75,7 +84,12 @@ func (r *Reconciler) dropStrayContainerPorts(ctx context.Context, live *appsv1.D
 		}
 		kept := make([]corev1.ContainerPort, 0, len(containers[i].Ports))
 		for _, p := range containers[i].Ports {
-			if wanted[portKey(p.ContainerPort, protocolOrTCP(p.Protocol))] {
+			stray, err := strayPort(live, wanted, p.ContainerPort, protocolOrTCP(p.Protocol), "containerPort",
+				"spec", "template", "spec", "containers", fieldpath.KeyByFields("name", ContainerName), "ports")
+			if err != nil {
+				return err
+			}
+			if !stray {
 				kept = append(kept, p)
 			}
 		}
@@ -86,6 +100,53 @@ func (r *Reconciler) dropStrayContainerPorts(ctx context.Context, live *appsv1.D
 		return countWrite("Deployment", r.Client.Update(ctx, live, client.FieldOwner(FieldManager)))
 	}
 	return nil
+}
+
+// strayPort reports whether a live port, keyed by its number (under the list's key field
+// numberKey) and protocol, must be dropped before the apply: the spec does not want it
+// and apply alone cannot remove it, because a manager other than this controller's apply
+// owns some of it, or no manager does.
+func strayPort(live metav1.Object, wanted map[string]bool, number int32, protocol corev1.Protocol, numberKey string, list ...any) (bool, error) {
+	if wanted[portKey(number, protocol)] {
+		return false, nil
+	}
+	path, err := fieldpath.MakePath(append(list, fieldpath.KeyByFields(numberKey, int64(number), "protocol", string(protocol)))...)
+	if err != nil {
+		return false, err
+	}
+	ours := false
+	for _, entry := range live.GetManagedFields() {
+		if entry.FieldsV1 == nil {
+			continue
+		}
+		owned := &fieldpath.Set{}
+		if err := owned.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+			return false, err
+		}
+		if !ownsSome(owned, path) {
+			continue
+		}
+		if entry.Manager != FieldManager || entry.Operation != metav1.ManagedFieldsOperationApply {
+			return true, nil
+		}
+		ours = true
+	}
+	return !ours, nil
+}
+
+// ownsSome reports whether owned holds the element at path or any field below it.
+func ownsSome(owned *fieldpath.Set, path fieldpath.Path) bool {
+	if owned.Has(path) {
+		return true
+	}
+	for _, element := range path {
+		child, ok := owned.Children.Get(element)
+		if !ok {
+			return false
+		}
+		owned = child
+	}
+	return !owned.Empty()
 }
 
 func portKey(port int32, protocol corev1.Protocol) string {

@@ -407,6 +407,36 @@ func TestReconcileReplacesAnEditedServicePort(t *testing.T) {
 	}
 }
 
+// A port the spec moves is replaced by the apply alone: an Update that dropped the old
+// port first would give the Deployment a template without ports, rolled out on its own
+// before the one with the new port.
+func TestReconcileMovesPortsInOneApply(t *testing.T) {
+	h := newHarness(t, sample("web"))
+	h.reconcile("web")
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	no.Spec.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+	no.Spec.Service.Ports = []v1alpha2.ServicePort{{Name: "http", Port: 8081}}
+	no.Generation = 2
+	h.update(no)
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,apply Service,update status" {
+		t.Fatalf("moving the ports wrote %q", got)
+	}
+	d := &appsv1.Deployment{}
+	h.get("web", d)
+	if ports := d.Spec.Template.Spec.Containers[0].Ports; len(ports) != 1 || ports[0].ContainerPort != 8080 {
+		t.Errorf("container ports = %+v", ports)
+	}
+	svc := &corev1.Service{}
+	h.get("web", svc)
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 8081 {
+		t.Errorf("service ports = %+v", svc.Spec.Ports)
+	}
+	if got := h.reconcile("web"); len(got) != 0 {
+		t.Errorf("steady state wrote %q", got)
+	}
+}
+
 func TestReconcileReplacesAnEditedContainerPort(t *testing.T) {
 	h := newHarness(t, sample("web"))
 	h.reconcile("web")
