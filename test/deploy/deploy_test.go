@@ -202,6 +202,10 @@ spec:
 	if got := get(t, "get", "deployment", "site", "-o", "jsonpath={.spec.template.spec.containers[0].ports[*].containerPort}"); got != "8080" {
 		t.Errorf("container ports after the move: %q", got)
 	}
+	// One spec change, one rollout: the original ReplicaSet and one new one.
+	if rs := strings.Fields(get(t, "get", "replicasets", "-l", "app.kubernetes.io/instance=site", "-o", "name")); len(rs) != 2 {
+		t.Errorf("ReplicaSets after the port move: %v, want the original and one new", rs)
+	}
 
 	// QPS mode: ceil(250/100) = 3 real pods.
 	mustKubectl(t, fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
