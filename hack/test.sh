@@ -18,9 +18,8 @@
 #                        they find the images deploy built current (build.sh builds one at a
 #                        time), and compile for arm64 only for the multi-arch index they test
 #
-# Before the lanes start, one step (compile) compiles every package the lanes' tests and
-# binaries import, once. Every go test runs with the race detector. Each lane's output is
-# printed whole when the lane ends.
+# Every go test runs with the race detector. Each lane's output is printed whole when the
+# lane ends.
 #
 # SUITE_TIMEOUT is go test's -timeout for every step: a guard against a hang, not a measure
 # of speed. On a fresh 2-core machine the longest package took 23 minutes (e2e, beside the
@@ -57,26 +56,6 @@ product_tests() { # every package of the three product modules, even when one fa
   return "${rc}"
 }
 
-# compile: before the lanes start, every package the tests of the six modules import is
-# compiled once with -race, the flags the lanes use. Three go commands that compile the same
-# Kubernetes packages at once each do all the work (the build cache shares results, not
-# work in progress): on a cold cache that was most of make test. Warm, this only checks the
-# cache. Test packages and binaries are left to the lanes.
-compile() {
-  local module rc=0 packages
-  for module in . pkg/apis pkg/generated test hack hack/release; do
-    mapfile -t packages < <("${GO}" -C "${module}" list -deps -test \
-      -f '{{if and (not .ForTest) (ne .Name "main") (or .GoFiles .CgoFiles)}}{{.ImportPath}}{{end}}' ./...)
-    "${GO}" -C "${module}" build -race "${packages[@]}" || rc=1
-  done
-  # And once without it, what the stacks' binaries and the images are built from: static
-  # and -trimpath, as test/framework's BuildProduct and hack/images/build.sh build them.
-  mapfile -t packages < <(CGO_ENABLED=0 "${GO}" list -deps \
-    -f '{{if and (ne .Name "main") (or .GoFiles .CgoFiles)}}{{.ImportPath}}{{end}}' ./cmd/...)
-  CGO_ENABLED=0 "${GO}" build -trimpath "${packages[@]}" || rc=1
-  return "${rc}"
-}
-
 node_lane() {
   step deploy suite ./deploy/...
 }
@@ -107,14 +86,13 @@ units_lane() {
 # --unit: the fast loop (make test-unit): the product's unit tests and the suites that need no
 # control plane (integration, manifests, ...), side by side; no fuzzing, no stacks, no root.
 lanes=(units kwok node)
-summary=(compile product suites fuzz hack e2e faults deploy)
+summary=(product suites fuzz hack e2e faults deploy)
 if [[ "${1:-}" == "--unit" ]]; then
   product_lane() { step product product_tests; }
   suites_lane() { step suites other_suites; }
   lanes=(product suites)
-  summary=(compile product suites)
+  summary=(product suites)
 fi
-step compile compile
 declare -A pids
 for lane in "${lanes[@]}"; do
   "${lane}_lane" >"${results}/${lane}.log" 2>&1 &
