@@ -32,6 +32,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -434,6 +436,32 @@ func TestReconcileMovesPortsInOneApply(t *testing.T) {
 	}
 	if got := h.reconcile("web"); len(got) != 0 {
 		t.Errorf("steady state wrote %q", got)
+	}
+}
+
+// A Service port another manager also applied stays when this controller's apply lets
+// go of it; moving it therefore still needs the Update, or the new port would sit beside
+// it under the same name.
+func TestReconcileMovesAPortAnotherManagerAlsoApplied(t *testing.T) {
+	h := newHarness(t, sample("web"))
+	h.reconcile("web")
+	other := corev1ac.Service("web", "shop").WithSpec(corev1ac.ServiceSpec().
+		WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80).WithProtocol(corev1.ProtocolTCP).WithTargetPort(intstr.FromString("http"))))
+	if err := h.client.Apply(context.Background(), other, client.FieldOwner("someone-else")); err != nil {
+		t.Fatal(err)
+	}
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	no.Spec.Service.Ports = []v1alpha2.ServicePort{{Name: "http", Port: 8081}}
+	no.Generation = 2
+	h.update(no)
+	if got := strings.Join(h.reconcile("web"), ","); got != "update Service,apply Service,update status" {
+		t.Fatalf("moving a co-owned port wrote %q", got)
+	}
+	svc := &corev1.Service{}
+	h.get("web", svc)
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 8081 {
+		t.Errorf("service ports = %+v", svc.Spec.Ports)
 	}
 }
 

@@ -128,10 +128,9 @@ func TestControllerReportsARefusedDeploymentAndBacksOff(t *testing.T) {
 	}
 
 	// Both sides count the attempts: the policy's denials and the controller's failed writes.
-	// The refused write is retried: a retry comes. Its delay is the item's backoff, or
-	// longer while the workqueue's overall rate limit (10/s after a burst of 100) is spent
-	// by other objects, as after a test that converged hundreds; so it is waited for, not
-	// expected inside a window.
+	// A retry comes. Its delay is the item's backoff, or longer while the workqueue's
+	// overall rate limit (10/s after a burst of 100) is spent by other objects, as after a
+	// test that converged hundreds: so it is waited for, not expected inside a window.
 	deniedBefore := policyDenials(t)
 	failedBefore := controllerMetric(t, `nginx_operator_write_errors_total{kind="Deployment"}`)
 	took = framework.WaitFor(t, 3*time.Minute, "a retry of the refused Deployment", func() bool {
