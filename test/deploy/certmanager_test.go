@@ -50,7 +50,7 @@ var certManagerSecrets = []string{
 // read/write loop: the pods serve and present the new certificates and no request fails.
 func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
 	bin, crds := framework.ToolBinary(t, "CERT_MANAGER_BIN"), framework.ToolBinary(t, "CERT_MANAGER_CRDS_DIR")
-	mustKubectl(t, "", "apply", "--server-side", "-f", crds)
+	kc.Apply(t, 5*time.Minute, "", "-f", crds)
 	kc.WaitEstablished(t, time.Minute, "crd/certificates.cert-manager.io",
 		"crd/certificaterequests.cert-manager.io", "crd/issuers.cert-manager.io")
 	t.Setenv("KUBECONFIG", stack.Kubeconfig())

@@ -62,7 +62,7 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	operatorBin, crds := framework.ToolBinary(t, "PROMETHEUS_OPERATOR_BIN"), framework.ToolBinary(t, "PROMETHEUS_OPERATOR_CRDS_DIR")
 	image, version := importPrometheusImage(t)
 	// Server-side: the CRDs exceed the last-applied annotation's size.
-	mustKubectl(t, "", "apply", "--server-side", "-f", crds)
+	kc.Apply(t, 5*time.Minute, "", "-f", crds)
 	kc.WaitEstablished(t, time.Minute, "crd/prometheuses.monitoring.coreos.com",
 		"crd/servicemonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com")
 	port, err := framework.FreePort()

@@ -73,6 +73,37 @@ func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 	return out
 }
 
+// Apply runs `kubectl apply --server-side` with args and returns its output. Besides what
+// Must tries again, it tries again for up to timeout when the server answered that a
+// request timed out: whether that object was applied is then unknown, and applying the
+// same configuration again is idempotent. Large objects (the Prometheus Operator's CRDs
+// are 0.6 to 0.8 MB each) can take a loaded apiserver past its one-minute request timeout.
+func (k Kubectl) Apply(t testing.TB, timeout time.Duration, stdin string, args ...string) string {
+	t.Helper()
+	args = append([]string{"apply", "--server-side"}, args...)
+	var out, errOut string
+	var err error
+	start := time.Now()
+	_ = Poll(timeout, 2*time.Second, func() bool {
+		if out, errOut, err = k.Run(t, stdin, args...); err == nil || !(notServed(errOut) || timedOut(errOut)) {
+			return true
+		}
+		t.Logf("kubectl %s failed after %s, trying again: %s", strings.Join(args, " "), Describe(time.Since(start)), strings.TrimSpace(errOut))
+		return false
+	})
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// timedOut reports whether kubectl's error says the server gave up on a request within
+// its time limit, so that the request may or may not have taken effect.
+func timedOut(stderr string) bool {
+	return strings.Contains(stderr, "Error from server (Timeout)") ||
+		strings.Contains(stderr, "Error from server (ServerTimeout)")
+}
+
 // notServed reports whether kubectl's error says the request reached no server that
 // could act on it, so that sending it again cannot do anything twice.
 func notServed(stderr string) bool {
