@@ -51,7 +51,7 @@ var certManagerSecrets = []string{
 func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
 	bin, crds := framework.ToolBinary(t, "CERT_MANAGER_BIN"), framework.ToolBinary(t, "CERT_MANAGER_CRDS_DIR")
 	kc.Apply(t, 5*time.Minute, "", "-f", crds)
-	kc.WaitEstablished(t, time.Minute, "crd/certificates.cert-manager.io",
+	kc.WaitEstablished(t, 3*time.Minute, "crd/certificates.cert-manager.io",
 		"crd/certificaterequests.cert-manager.io", "crd/issuers.cert-manager.io")
 	t.Setenv("KUBECONFIG", stack.Kubeconfig())
 	cm, err := framework.StartProcess(filepath.Join(stack.LocalDir, "logs", "cert-manager.log"), bin)

@@ -194,7 +194,7 @@ spec:
 		`{"spec":{"ports":[{"name":"http","containerPort":8080}],"service":{"ports":[{"name":"http","port":8081,"nodePort":30082}]}}}`)
 	t.Logf("new ClusterIP port serves after %s", waitForWelcome(t, clusterIP+":8081").Round(100*time.Millisecond))
 	t.Logf("new NodePort serves after %s", waitForWelcome(t, nodeIP+":30082").Round(100*time.Millisecond))
-	waitFor(t, time.Minute, "the old ports to stop serving", func() bool {
+	waitFor(t, 3*time.Minute, "the old ports to stop serving", func() bool {
 		_, errPort := httpGet(clusterIP + ":80")
 		_, errNode := httpGet(nodeIP + ":30081")
 		return errPort != nil && errNode != nil
@@ -219,7 +219,7 @@ spec:
 	waitFor(t, 2*time.Minute, "3 Ready nginx pods for 250 QPS at 100 per pod", func() bool {
 		return len(readyPods(t, "default", "app.kubernetes.io/instance=capacity")) == 3
 	})
-	waitFor(t, time.Minute, "status.realQPS 300", func() bool {
+	waitFor(t, 3*time.Minute, "status.realQPS 300", func() bool {
 		return get(t, "get", "ngx", "capacity", "-o", "jsonpath={.status.realQPS}") == "300"
 	})
 }

@@ -49,7 +49,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 	olmBin, crds := framework.ToolBinary(t, "OLM_BIN"), framework.ToolBinary(t, "OLM_CRDS_DIR")
 	// OLM's CRDs: the ClusterServiceVersion's is too large for client-side apply.
 	kc.Apply(t, 5*time.Minute, "", "-f", crds)
-	kc.WaitEstablished(t, time.Minute, "crd/clusterserviceversions.operators.coreos.com", "crd/operatorgroups.operators.coreos.com")
+	kc.WaitEstablished(t, 3*time.Minute, "crd/clusterserviceversions.operators.coreos.com", "crd/operatorgroups.operators.coreos.com")
 	t.Setenv("KUBECONFIG", stack.Kubeconfig())
 	// olm-operator serves its health and metrics on :8080, a port it does not let us choose;
 	// nothing else on this machine listens there.

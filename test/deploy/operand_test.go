@@ -215,7 +215,7 @@ spec:
 		}
 		return resp.TLS.PeerCertificates[0].SerialNumber.Int64()
 	}
-	waitFor(t, time.Minute, "HTTPS with certificate 1, verified by the CA", func() bool { return served() == 1 })
+	waitFor(t, 3*time.Minute, "HTTPS with certificate 1, verified by the CA", func() bool { return served() == 1 })
 	rotated := time.Now()
 	mustKubectl(t, secret(2), "apply", "-f", "-")
 	waitFor(t, 3*time.Minute, "the rotated certificate 2 served", func() bool { return served() == 2 })

@@ -63,7 +63,7 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	image, version := importPrometheusImage(t)
 	// Server-side: the CRDs exceed the last-applied annotation's size.
 	kc.Apply(t, 5*time.Minute, "", "-f", crds)
-	kc.WaitEstablished(t, time.Minute, "crd/prometheuses.monitoring.coreos.com",
+	kc.WaitEstablished(t, 3*time.Minute, "crd/prometheuses.monitoring.coreos.com",
 		"crd/servicemonitors.monitoring.coreos.com", "crd/prometheusrules.monitoring.coreos.com")
 	port, err := framework.FreePort()
 	if err != nil {

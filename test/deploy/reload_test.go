@@ -149,7 +149,7 @@ func startDownload(addr, path string) <-chan download {
 // new ClusterIP refuses connections for a moment after its endpoints appear.
 func serviceAnswers(t *testing.T, clusterIP, want string) {
 	t.Helper()
-	waitFor(t, time.Minute, "the Service to answer", func() bool {
+	waitFor(t, 3*time.Minute, "the Service to answer", func() bool {
 		body, err := httpGet(clusterIP + ":80")
 		return err == nil && (want == "" || body == want)
 	})
@@ -229,7 +229,7 @@ spec:
 		t.Fatalf("the pods do not share their process namespace (%q): not in Reload mode", got)
 	}
 	pods := nginxPods(t, name)
-	waitFor(t, time.Minute, "content v1 from every pod", func() bool { return everyPodServes(pods, "content v1\n") })
+	waitFor(t, 3*time.Minute, "content v1 from every pod", func() bool { return everyPodServes(pods, "content v1\n") })
 	generation := get(t, "get", "deployment", name, "-o", "jsonpath={.metadata.generation}")
 	clusterIP := get(t, "get", "service", name, "-o", "jsonpath={.spec.clusterIP}")
 	serviceAnswers(t, clusterIP, "content v1\n")

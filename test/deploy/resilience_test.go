@@ -99,7 +99,7 @@ func upgradesWithoutLoss(t *testing.T, refs map[string]string) {
 		deploy("--component", filepath.Join(stack.RepoRoot, "artifacts", "overlays", "components", "upgrade-window"), image)
 		onlyApiserverPods(t, "of this release", func(got, _ string) bool { return got == image })
 		// Every replica is new now, and still in the window: each write is answered so.
-		waitFor(t, time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
+		waitFor(t, 3*time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
 		stop()
 	})
 	writes.check(t, previous.Version)

@@ -72,7 +72,7 @@ spec:
 	mustKubectl(t, "", "create", "role", secretsWriter+"-cert", "--verb=get", "--resource=secrets", "--resource-name="+certSecret)
 	mustKubectl(t, "", "create", "rolebinding", secretsWriter+"-cert", "--role="+secretsWriter+"-cert", "--user="+secretsWriter)
 	// Our apiserver caches a denial for up to 10 s (--authorization-webhook-cache-unauthorized-ttl).
-	took := waitFor(t, time.Minute, "the writer's NginxOperator to be accepted with get on Secret "+certSecret, func() bool {
+	took := waitFor(t, 3*time.Minute, "the writer's NginxOperator to be accepted with get on Secret "+certSecret, func() bool {
 		_, err := asWriter(siteTLS)
 		return err == nil
 	})

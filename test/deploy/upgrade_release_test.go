@@ -83,7 +83,7 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 			"--set", "etcd.image.repository="+strings.Split(etcdImage, "@")[0],
 			"--set", "apiserver.emulatedVersion="+previousMinor)...)...)
 		// Every replica is new now, and still in the window: each write is answered so.
-		waitFor(t, time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
+		waitFor(t, 3*time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
 		stop()
 		t.Logf("upgraded from %s to %s emulating %s in %s", previous, image, previousMinor, framework.Describe(time.Since(start)))
 	})
