@@ -96,7 +96,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 		mustKubectl(t, string(data), "apply", "-n", systemNS, "-f", "-")
 	}
 	applyCSVPermissions(t, csv)
-	mustKubectl(t, csv, "apply", "--server-side", "-n", systemNS, "-f", "-")
+	kc.Apply(t, 5*time.Minute, csv, "-n", systemNS, "-f", "-")
 	name := get(t, "get", "csv", "-n", systemNS, "-o", "jsonpath={.items[0].metadata.name}")
 	t.Cleanup(func() {
 		if t.Failed() {
