@@ -29,6 +29,8 @@ import (
 // Kubectl runs the machine's kubectl with a kubeconfig.
 type Kubectl struct {
 	Kubeconfig string
+	// Binary is the kubectl to run; empty means the machine's, /usr/bin/kubectl.
+	Binary string
 }
 
 // Run runs kubectl with stdin (when not empty) and returns its output.
@@ -41,7 +43,11 @@ func (k Kubectl) Run(t testing.TB, stdin string, args ...string) (stdout, stderr
 func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)
+	bin := k.Binary
+	if bin == "" {
+		bin = "/usr/bin/kubectl"
+	}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if stdin != "" {
@@ -58,19 +64,7 @@ func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err 
 // themselves instead of using Must.
 func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 	t.Helper()
-	var out, errOut string
-	var err error
-	_ = Poll(time.Minute, 2*time.Second, func() bool {
-		if out, errOut, err = k.Run(t, stdin, args...); err == nil || !notServed(errOut) {
-			return true
-		}
-		t.Logf("kubectl %s was not served, trying again: %s", strings.Join(args, " "), strings.TrimSpace(errOut))
-		return false
-	})
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
-	}
-	return out
+	return k.mustRetrying(t, time.Minute, notServed, stdin, args...)
 }
 
 // Apply runs `kubectl apply --server-side` with args and returns its output. Besides what
@@ -80,12 +74,19 @@ func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 // are 0.6 to 0.8 MB each) can take a loaded apiserver past its one-minute request timeout.
 func (k Kubectl) Apply(t testing.TB, timeout time.Duration, stdin string, args ...string) string {
 	t.Helper()
-	args = append([]string{"apply", "--server-side"}, args...)
+	retry := func(stderr string) bool { return notServed(stderr) || timedOut(stderr) }
+	return k.mustRetrying(t, timeout, retry, stdin, append([]string{"apply", "--server-side"}, args...)...)
+}
+
+// mustRetrying runs kubectl until it succeeds or fails in a way retry does not accept, for
+// up to timeout, and fails the test when the last run failed.
+func (k Kubectl) mustRetrying(t testing.TB, timeout time.Duration, retry func(stderr string) bool, stdin string, args ...string) string {
+	t.Helper()
 	var out, errOut string
 	var err error
 	start := time.Now()
 	_ = Poll(timeout, 2*time.Second, func() bool {
-		if out, errOut, err = k.Run(t, stdin, args...); err == nil || !(notServed(errOut) || timedOut(errOut)) {
+		if out, errOut, err = k.Run(t, stdin, args...); err == nil || !retry(errOut) {
 			return true
 		}
 		t.Logf("kubectl %s failed after %s, trying again: %s", strings.Join(args, " "), Describe(time.Since(start)), strings.TrimSpace(errOut))
