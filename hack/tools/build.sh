@@ -92,23 +92,17 @@ ecosystem() {
   CGO_ENABLED=0 GOFLAGS="${GOFLAGS_ECOSYSTEM:-}" build "$1" "$2" "-s -w ${3:-}" ecosystem
 }
 
-# The tools come in three groups, each a module of its own (hack/tools, hack/tools/ecosystem,
-# hack/tools/release) that shares no compiled package with the others. One go build at a
-# time kept two cores only 1.7 busy (its links and the narrow parts of the package graph
-# use one), so the groups build side by side.
-kubernetes_tools() {
-  build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
-  # etcd's own clients at the same version, as the etcd images ship them: etcdctl for member
-  # operations and snapshots, etcdutl for restores and offline checks.
-  build "${ETCD_DIR}/etcdctl" go.etcd.io/etcd/etcdctl/v3 "-s -w"
-  build "${ETCD_DIR}/etcdutl" go.etcd.io/etcd/etcdutl/v3 "-s -w"
-  local cmds=(kube-apiserver kube-controller-manager kube-scheduler) cmd
-  if ${WITH_NODE}; then cmds+=(kubelet kube-proxy); fi
-  if ${RELEASE_ONLY}; then cmds=(); fi
-  for cmd in "${cmds[@]}"; do
-    build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
-  done
-}
+build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
+# etcd's own clients at the same version, as the etcd images ship them: etcdctl for member
+# operations and snapshots, etcdutl for restores and offline checks.
+build "${ETCD_DIR}/etcdctl" go.etcd.io/etcd/etcdctl/v3 "-s -w"
+build "${ETCD_DIR}/etcdutl" go.etcd.io/etcd/etcdutl/v3 "-s -w"
+K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler)
+${WITH_NODE} && K8S_CMDS+=(kubelet kube-proxy)
+${RELEASE_ONLY} && K8S_CMDS=()
+for cmd in "${K8S_CMDS[@]}"; do
+  build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
+done
 
 COREDNS_DIR="${BIN_DIR}/coredns-${COREDNS_VERSION}-${ECOSYSTEM_DIGEST}"
 OLM_DIR="${BIN_DIR}/olm-${OLM_VERSION}-${ECOSYSTEM_DIGEST}"
@@ -131,39 +125,35 @@ ecosystem_crds() {
   mv "${dir}/crds.tmp" "${dir}/crds"
   echo "copied  ${dir#"${BIN_DIR}/"}/crds"
 }
-ecosystem_tools() {
-  if ${WITH_NODE}; then
-    ecosystem "${COREDNS_DIR}/coredns" github.com/coredns/coredns
-    # metrics-server serves kubectl top and the HPAs on the real node.
-    ecosystem "${METRICS_SERVER_DIR}/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server
-    # OLM installs the bundle on the real node.
-    ecosystem "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm
-    ecosystem_crds "${OLM_DIR}" github.com/operator-framework/operator-lifecycle-manager deploy/chart/crds
-    # cert-manager issues the cert-manager overlay's certificates on the real node.
-    ecosystem "${CERT_MANAGER_DIR}/cert-manager" ./cert-manager
-    ecosystem_crds "${CERT_MANAGER_DIR}" github.com/cert-manager/cert-manager deploy/crds README.md
-    # The Prometheus Operator turns the prometheus overlay into a Prometheus pod on the real
-    # node. Prometheus' module versions v0.3XX.Y are its releases 3.XX.Y; the version
-    # stamps are what `prometheus --version` and the operator read. All three are static, for
-    # the scratch image hack/images/build.sh makes of the server and the reloader.
-    prom_minor="${PROMETHEUS_VERSION#v0.3}"
-    prom_release="3.$((10#${prom_minor%%.*})).${prom_minor#*.}"
-    ecosystem "${PROMETHEUS_OPERATOR_DIR}/operator" github.com/prometheus-operator/prometheus-operator/cmd/operator \
-      "-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}"
-    ecosystem "${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader \
-      "-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}"
-    # Only the Kubernetes service discovery the operator's configuration uses: Prometheus' build
-    # tags leave out the other discoveries and the cloud SDKs they compile in.
-    GOFLAGS_ECOSYSTEM=-tags=remove_all_sd,enable_kubernetes_sd ecosystem "${PROMETHEUS_OPERATOR_DIR}/prometheus" github.com/prometheus/prometheus/cmd/prometheus \
-      "-X github.com/prometheus/common/version.Version=${prom_release}"
-    ecosystem_crds "${PROMETHEUS_OPERATOR_DIR}" github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd
-  fi
-  if ! ${RELEASE_ONLY}; then ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok; fi
-  # Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
-  if ! ${RUN_ONLY}; then
-    ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
-  fi
-}
+if ${WITH_NODE}; then
+  ecosystem "${COREDNS_DIR}/coredns" github.com/coredns/coredns
+  # metrics-server serves kubectl top and the HPAs on the real node.
+  ecosystem "${METRICS_SERVER_DIR}/metrics-server" sigs.k8s.io/metrics-server/cmd/metrics-server
+  # OLM installs the bundle on the real node.
+  ecosystem "${OLM_DIR}/olm" github.com/operator-framework/operator-lifecycle-manager/cmd/olm
+  ecosystem_crds "${OLM_DIR}" github.com/operator-framework/operator-lifecycle-manager deploy/chart/crds
+  # cert-manager issues the cert-manager overlay's certificates on the real node.
+  ecosystem "${CERT_MANAGER_DIR}/cert-manager" ./cert-manager
+  ecosystem_crds "${CERT_MANAGER_DIR}" github.com/cert-manager/cert-manager deploy/crds README.md
+  # The Prometheus Operator turns the prometheus overlay into a Prometheus pod on the real
+  # node. Prometheus' module versions v0.3XX.Y are its releases 3.XX.Y; the version
+  # stamps are what `prometheus --version` and the operator read. All three are static, for
+  # the scratch image hack/images/build.sh makes of the server and the reloader.
+  prom_minor="${PROMETHEUS_VERSION#v0.3}"
+  prom_release="3.$((10#${prom_minor%%.*})).${prom_minor#*.}"
+  ecosystem "${PROMETHEUS_OPERATOR_DIR}/operator" github.com/prometheus-operator/prometheus-operator/cmd/operator \
+    "-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}"
+  ecosystem "${PROMETHEUS_OPERATOR_DIR}/prometheus-config-reloader" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader \
+    "-X github.com/prometheus/common/version.Version=${PROMETHEUS_OPERATOR_VERSION#v}"
+  # Only the Kubernetes service discovery the operator's configuration uses: Prometheus' build
+  # tags leave out the other discoveries and the cloud SDKs they compile in.
+  GOFLAGS_ECOSYSTEM=-tags=remove_all_sd,enable_kubernetes_sd ecosystem "${PROMETHEUS_OPERATOR_DIR}/prometheus" github.com/prometheus/prometheus/cmd/prometheus \
+    "-X github.com/prometheus/common/version.Version=${prom_release}"
+  ecosystem_crds "${PROMETHEUS_OPERATOR_DIR}" github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd
+fi
+${RELEASE_ONLY} || ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
+# Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
+${RUN_ONLY} || ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
 # make release signs with cosign (offline, with a key); distribution's registry and crane let
 # hack/release-push.sh and the real-node test push a release over TLS on loopback.
 COSIGN_VERSION="$(release_version github.com/sigstore/cosign/v2)"
@@ -172,27 +162,13 @@ CRANE_VERSION="$(release_version github.com/google/go-containerregistry)"
 COSIGN_DIR="${BIN_DIR}/cosign-${COSIGN_VERSION}-${RELEASE_DIGEST}"
 REGISTRY_DIR="${BIN_DIR}/registry-${DISTRIBUTION_VERSION}-${RELEASE_DIGEST}"
 CRANE_DIR="${BIN_DIR}/crane-${CRANE_VERSION}-${RELEASE_DIGEST}"
-release_tools() {
-  if ${RELEASE_ONLY} || ${WITH_NODE}; then
-    CGO_ENABLED=0 build "${COSIGN_DIR}/cosign" github.com/sigstore/cosign/v2/cmd/cosign \
-      "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}" release
-    CGO_ENABLED=0 build "${REGISTRY_DIR}/registry" github.com/distribution/distribution/v3/cmd/registry \
-      "-s -w -X github.com/distribution/distribution/v3/version.version=${DISTRIBUTION_VERSION}" release
-    CGO_ENABLED=0 build "${CRANE_DIR}/crane" github.com/google/go-containerregistry/cmd/crane "-s -w" release
-  fi
-}
-# Each group stops at its first failure (set -e holds in the background); the script fails
-# when any did, after all have ended.
-groups=()
-for group in kubernetes_tools ecosystem_tools release_tools; do
-  "${group}" &
-  groups+=($!)
-done
-failed=0
-for pid in "${groups[@]}"; do
-  wait "${pid}" || failed=1
-done
-((failed == 0)) || { echo "building the tools failed" >&2; exit 1; }
+if ${RELEASE_ONLY} || ${WITH_NODE}; then
+  CGO_ENABLED=0 build "${COSIGN_DIR}/cosign" github.com/sigstore/cosign/v2/cmd/cosign \
+    "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}" release
+  CGO_ENABLED=0 build "${REGISTRY_DIR}/registry" github.com/distribution/distribution/v3/cmd/registry \
+    "-s -w -X github.com/distribution/distribution/v3/version.version=${DISTRIBUTION_VERSION}" release
+  CGO_ENABLED=0 build "${CRANE_DIR}/crane" github.com/google/go-containerregistry/cmd/crane "-s -w" release
+fi
 # The Stages kwok applies, shipped in its module: nodes turn Ready and then renew their
 # Lease and status like kubelet; pods run. Copied whenever one is missing, so a cache
 # made with fewer stages is completed.
