@@ -122,7 +122,7 @@ func TestAggregatedRolesCoverNginxOperators(t *testing.T) {
 			}
 		}
 	}
-	took = framework.WaitFor(t, time.Minute, "kube-apiserver's RBAC to let each user list nginxoperators", func() bool {
+	took = framework.WaitFor(t, 3*time.Minute, "kube-apiserver's RBAC to let each user list nginxoperators", func() bool {
 		for _, user := range []string{viewer, editor, nsAdmin} {
 			out, _, _ := kubectl(t, "", "auth", "can-i", "list", "nginxoperators.operator.example.com", "-n", ns, "--as", user)
 			if strings.TrimSpace(out) != "yes" {

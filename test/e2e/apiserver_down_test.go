@@ -116,7 +116,7 @@ metadata:
 	// the test waits for the content (the ConfigMap) to go and reports what became of the
 	// namespace.
 	var unrelatedGone time.Duration
-	contentGone := framework.Poll(time.Minute, time.Second, func() bool {
+	contentGone := framework.Poll(3*time.Minute, time.Second, func() bool {
 		if !namespaceExists(t, unrelated) {
 			unrelatedGone = time.Since(deleted)
 			return true
@@ -138,7 +138,7 @@ metadata:
 		t.Fatalf("namespace %s holding NginxOperators is %q while our apiserver is down; want Terminating", ours, phase)
 	}
 	var conditions string
-	if !framework.Poll(time.Minute, time.Second, func() bool {
+	if !framework.Poll(3*time.Minute, time.Second, func() bool {
 		conditions = namespaceConditions(t, ours)
 		return strings.Contains(conditions, "NamespaceDeletionDiscoveryFailure=True") || strings.Contains(conditions, "NamespaceDeletionContentFailure=True")
 	}) {

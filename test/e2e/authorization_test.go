@@ -38,7 +38,7 @@ func TestOneReviewPerVerbNotPerName(t *testing.T) {
 	mustKubectl(t, "", "create", "rolebinding", "ngx-one", "-n", ns, "--role", "ngx-one", "--user", "one-name")
 	// kube-apiserver answers the reviews from its RBAC informers: wait until both grants are
 	// seen, so that no refusal is cached before the counting starts.
-	waitFor(t, time.Minute, "kube-apiserver's RBAC to allow getter and one-name", func() bool {
+	waitFor(t, 3*time.Minute, "kube-apiserver's RBAC to allow getter and one-name", func() bool {
 		for _, as := range []string{"getter", "one-name"} {
 			out, _, _ := kubectl(t, "", "auth", "can-i", "get", "nginxoperators.operator.example.com/mine", "-n", ns, "--as", as)
 			if strings.TrimSpace(out) != "yes" {
@@ -98,7 +98,7 @@ func TestRequesterReviewsAreCached(t *testing.T) {
 	for _, role := range []string{"ngx-writer", "site-reader"} {
 		mustKubectl(t, "", "create", "rolebinding", role, "-n", ns, "--role="+role, "--user="+writer)
 	}
-	waitFor(t, time.Minute, "kube-apiserver's RBAC to allow the writer to get Secret site", func() bool {
+	waitFor(t, 3*time.Minute, "kube-apiserver's RBAC to allow the writer to get Secret site", func() bool {
 		out, _, _ := kubectl(t, "", "auth", "can-i", "get", "secrets/site", "-n", ns, "--as", writer)
 		return strings.TrimSpace(out) == "yes"
 	})

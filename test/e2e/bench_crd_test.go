@@ -47,7 +47,7 @@ func TestBenchCRD(t *testing.T) {
 	mustKubectl(t, "", "apply", "--server-side", "-f", manifest)
 	// kubectl wait fails outright while a new CRD has no conditions yet (its schema, with
 	// the pod's types, takes kube-apiserver a moment): poll the condition instead.
-	kc.WaitForOutput(t, time.Minute, "True", "get", "crd", benchCRDName, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+	kc.WaitForOutput(t, 3*time.Minute, "True", "get", "crd", benchCRDName, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
 
 	mustKubectl(t, `apiVersion: crd.operator.example.com/v1alpha2
 kind: NginxOperator

@@ -51,7 +51,7 @@ func scraperToken(t *testing.T) string {
 		return scraper.token
 	}
 	var encoded string
-	waitFor(t, time.Minute, "the token controller to fill the scraper's token Secret", func() bool {
+	waitFor(t, 3*time.Minute, "the token controller to fill the scraper's token Secret", func() bool {
 		encoded = get(t, "get", "secret", "-n", scraperNamespace, scraperTokenSecret, "-o", "jsonpath={.data.token}")
 		return encoded != ""
 	})

@@ -112,7 +112,7 @@ func TestControllerReportsARefusedDeploymentAndBacksOff(t *testing.T) {
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/refused")
 
 	mustKubectl(t, refusePolicy, "apply", "-f", "-")
-	waitFor(t, time.Minute, "the admission policy to be enforced", func() bool {
+	waitFor(t, 3*time.Minute, "the admission policy to be enforced", func() bool {
 		_, errOut, err := kubectl(t, "", "create", "deployment", "policy-probe", "--image", refusedImage, "--dry-run=server")
 		return err != nil && strings.Contains(errOut, policyText)
 	})
@@ -172,7 +172,7 @@ func TestControllerReportsExceededQuotaAndBacksOff(t *testing.T) {
 	mustKubectl(t, "", "create", "namespace", ns)
 	mustKubectl(t, "", "create", "quota", "no-deployments", "-n", ns, "--hard=count/deployments.apps=0")
 	// Admission judges against the quota's status, which kube-controller-manager fills in.
-	kc.WaitForOutput(t, time.Minute, "0", "get", "quota", "no-deployments", "-n", ns, "-o", "jsonpath={.status.hard.count/deployments\\.apps}")
+	kc.WaitForOutput(t, 3*time.Minute, "0", "get", "quota", "no-deployments", "-n", ns, "-o", "jsonpath={.status.hard.count/deployments\\.apps}")
 
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: over-quota, namespace: "+ns+"}\n", "apply", "-f", "-")
 	took := kc.WaitForOutput(t, 90*time.Second, "True OperandDeploymentFailed", "get", "ngx", "over-quota", "-n", ns, "-o", degradedPath)

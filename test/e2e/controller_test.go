@@ -44,7 +44,7 @@ spec:
 `, "apply", "-f", "-")
 
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "90s", "ngx/shop")
-	kc.WaitForOutput(t, time.Minute, "2 2 2", "get", "ngx", "shop", "-o", "jsonpath={.spec.replicas} {.status.readyReplicas} {.status.availableReplicas}")
+	kc.WaitForOutput(t, 3*time.Minute, "2 2 2", "get", "ngx", "shop", "-o", "jsonpath={.spec.replicas} {.status.readyReplicas} {.status.availableReplicas}")
 	if got := get(t, "get", "deployment", "shop", "-o", "jsonpath={.status.readyReplicas} {.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].controller}"); got != "2 NginxOperator true" {
 		t.Errorf("deployment = %q", got)
 	}
@@ -59,15 +59,15 @@ spec:
 	t.Run("spec changes reach the Deployment and the Service", func(t *testing.T) {
 		mustKubectl(t, "", "patch", "ngx", "shop", "--type", "merge", "-p",
 			`{"spec":{"replicas":3,"image":"nginx:1.26","ports":[{"name":"http","containerPort":8080},{"name":"admin","containerPort":9000}],"service":{"type":"ClusterIP","ports":[{"name":"http","port":80,"nodePort":null},{"name":"admin","port":9000}]}}}`)
-		kc.WaitForOutput(t, time.Minute, "3 nginx:1.26 8080,9000", "get", "deployment", "shop", "-o",
+		kc.WaitForOutput(t, 3*time.Minute, "3 nginx:1.26 8080,9000", "get", "deployment", "shop", "-o",
 			`jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort},{.spec.template.spec.containers[0].ports[1].containerPort}`)
-		kc.WaitForOutput(t, time.Minute, "ClusterIP 80,9000 "+clusterIP, "get", "service", "shop", "-o", "jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port} {.spec.clusterIP}")
+		kc.WaitForOutput(t, 3*time.Minute, "ClusterIP 80,9000 "+clusterIP, "get", "service", "shop", "-o", "jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port} {.spec.clusterIP}")
 		kc.WaitForOutput(t, 90*time.Second, "3", "get", "ngx", "shop", "-o", "jsonpath={.status.readyReplicas}")
 	})
 
 	t.Run("kubectl scale on the NginxOperator", func(t *testing.T) {
 		mustKubectl(t, "", "scale", "ngx", "shop", "--replicas", "4")
-		kc.WaitForOutput(t, time.Minute, "4", "get", "deployment", "shop", "-o", "jsonpath={.spec.replicas}")
+		kc.WaitForOutput(t, 3*time.Minute, "4", "get", "deployment", "shop", "-o", "jsonpath={.spec.replicas}")
 		kc.WaitForOutput(t, 90*time.Second, "4", "get", "ngx", "shop", "-o", "jsonpath={.status.readyReplicas}")
 	})
 
@@ -76,14 +76,14 @@ spec:
 		mustKubectl(t, "", "annotate", "deployment", "shop", "team=edge")
 		mustKubectl(t, "", "patch", "service", "shop", "--type", "json", "-p", `[{"op":"replace","path":"/spec/ports/0/port","value":81}]`)
 		mustKubectl(t, "", "patch", "service", "shop", "--type", "merge", "-p", `{"spec":{"type":"LoadBalancer"}}`)
-		kc.WaitForOutput(t, time.Minute, "4 edge", "get", "deployment", "shop", "-o", `jsonpath={.spec.replicas} {.metadata.annotations.team}`)
-		kc.WaitForOutput(t, time.Minute, "ClusterIP 80,9000", "get", "service", "shop", "-o", `jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port}`)
+		kc.WaitForOutput(t, 3*time.Minute, "4 edge", "get", "deployment", "shop", "-o", `jsonpath={.spec.replicas} {.metadata.annotations.team}`)
+		kc.WaitForOutput(t, 3*time.Minute, "ClusterIP 80,9000", "get", "service", "shop", "-o", `jsonpath={.spec.type} {.spec.ports[0].port},{.spec.ports[1].port}`)
 	})
 
 	t.Run("forceRedeploy rolls the pods", func(t *testing.T) {
 		before := get(t, "get", "replicasets", "-l", "app.kubernetes.io/instance=shop", "-o", "name")
 		mustKubectl(t, "", "patch", "ngx", "shop", "--type", "merge", "-p", `{"spec":{"forceRedeploy":"rollout-1"}}`)
-		kc.WaitForOutput(t, time.Minute, "rollout-1", "get", "deployment", "shop", "-o", `jsonpath={.spec.template.metadata.annotations.operator\.example\.com/force-redeploy}`)
+		kc.WaitForOutput(t, 3*time.Minute, "rollout-1", "get", "deployment", "shop", "-o", `jsonpath={.spec.template.metadata.annotations.operator\.example\.com/force-redeploy}`)
 		waitFor(t, 90*time.Second, "a new ReplicaSet", func() bool {
 			after := get(t, "get", "replicasets", "-l", "app.kubernetes.io/instance=shop", "-o", "name")
 			return len(strings.Fields(after)) > len(strings.Fields(before))
@@ -103,7 +103,7 @@ spec:
 		reconciles := func() float64 { return controllerMetric(t, `nginx_operator_reconciles_total{result="success"}`) }
 		var attempts int
 		var lastVersions, lastWrites string
-		waitFor(t, time.Minute, "a reconcile that writes nothing", func() bool {
+		waitFor(t, 3*time.Minute, "a reconcile that writes nothing", func() bool {
 			attempts++
 			beforeVersions, beforeWrites, beforeReconciles := versions(), controllerMetric(t, "nginx_operator_writes_total"), reconciles()
 			mustKubectl(t, "", "label", "--overwrite", "ngx", "shop", fmt.Sprintf("touched=%d", attempts))
@@ -131,10 +131,10 @@ func TestControllerQPSMode(t *testing.T) {
 	t.Parallel()
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "qps", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: qps, namespace: default}\nspec: {qps: {singlePodQPS: 800, totalQPS: 2400}}\n", "apply", "-f", "-")
-	kc.WaitForOutput(t, time.Minute, "3", "get", "deployment", "qps", "-o", "jsonpath={.spec.replicas}")
+	kc.WaitForOutput(t, 3*time.Minute, "3", "get", "deployment", "qps", "-o", "jsonpath={.spec.replicas}")
 	kc.WaitForOutput(t, 90*time.Second, "3 2400", "get", "ngx", "qps", "-o", "jsonpath={.status.readyReplicas} {.status.realQPS}")
 	mustKubectl(t, "", "patch", "ngx", "qps", "--type", "merge", "-p", `{"spec":{"qps":{"totalQPS":0}}}`)
-	kc.WaitForOutput(t, time.Minute, "0", "get", "deployment", "qps", "-o", "jsonpath={.spec.replicas}")
+	kc.WaitForOutput(t, 3*time.Minute, "0", "get", "deployment", "qps", "-o", "jsonpath={.spec.replicas}")
 	kc.WaitForOutput(t, 90*time.Second, "0", "get", "ngx", "qps", "-o", "jsonpath={.status.realQPS}")
 }
 
@@ -146,7 +146,7 @@ func TestControllerNeverTakesOverForeignObjects(t *testing.T) {
 	})
 	mustKubectl(t, "", "create", "deployment", "taken", "--image", "busybox", "--replicas", "1")
 	mustKubectl(t, "apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: taken, namespace: default}\n", "apply", "-f", "-")
-	kc.WaitForOutput(t, time.Minute, "True OperatorResourceNotAvailable", "get", "ngx", "taken", "-o",
+	kc.WaitForOutput(t, 3*time.Minute, "True OperatorResourceNotAvailable", "get", "ngx", "taken", "-o",
 		`jsonpath={.status.conditions[?(@.type=="OperatorDegraded")].status} {.status.conditions[?(@.type=="OperatorDegraded")].reason}`)
 	if got := get(t, "get", "deployment", "taken", "-o", "jsonpath={.spec.template.spec.containers[0].image} {.metadata.ownerReferences}"); got != "busybox " {
 		t.Errorf("the foreign Deployment was touched: %q", got)

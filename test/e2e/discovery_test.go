@@ -47,7 +47,7 @@ func TestDiscovery(t *testing.T) {
 // from its /readyz to both APIServices being Available again.
 func TestAPIServiceAvailableSoonAfterRestart(t *testing.T) {
 	restart := stopOperatorAPIServer(t)
-	waitFor(t, time.Minute, "APIService to notice the apiserver is gone", func() bool {
+	waitFor(t, 3*time.Minute, "APIService to notice the apiserver is gone", func() bool {
 		out, _, _ := kubectl(t, "", "get", "apiservice", "v1alpha2.operator.example.com", "-o", "jsonpath={.status.conditions[?(@.type=='Available')].status}")
 		return out == "False"
 	})

@@ -64,7 +64,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 	// The standby tries for the Lease when it starts and then every retry period (2s), the
 	// leader renews it every retry period too: after the standby's first try and two
 	// renewals, it has found a healthy leader at least twice.
-	waitFor(t, time.Minute, "the standby's first try for the Lease", func() bool {
+	waitFor(t, 3*time.Minute, "the standby's first try for the Lease", func() bool {
 		// client-go's leader elector logs it ("Attempting to acquire leader lease...").
 		return strings.Contains(strings.ToLower(standby.Log()), "attempting to acquire leader lease")
 	})
@@ -72,7 +72,7 @@ func TestControllerLeaderFailover(t *testing.T) {
 		return get(t, "get", "lease", "-n", "nginx-operator-system", "nginx-operator-controller", "-o", "jsonpath={.spec.renewTime}")
 	}
 	for renewal, last := 1, renewTime(); renewal <= 2; renewal++ {
-		waitFor(t, time.Minute, fmt.Sprintf("renewal %d of the Lease by the leader", renewal), func() bool {
+		waitFor(t, 3*time.Minute, fmt.Sprintf("renewal %d of the Lease by the leader", renewal), func() bool {
 			now := renewTime()
 			if now != last {
 				last = now
@@ -157,7 +157,7 @@ func startStandbyController(t *testing.T, leaderArgs []string) (*framework.Proce
 		logName := fmt.Sprintf("nginx-operator-controller-standby-%d.log", attempt)
 		standby := startDetached(t, args, logName)
 		exited := false
-		waitFor(t, time.Minute, "the standby's /readyz", func() bool {
+		waitFor(t, 3*time.Minute, "the standby's /readyz", func() bool {
 			if !standby.Running() {
 				exited = true
 				return true

@@ -137,7 +137,7 @@ func TestKubectlVerbs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = waiting.Kill() })
-	waitFor(t, time.Minute, "kubectl wait to watch the NginxOperator", func() bool {
+	waitFor(t, 3*time.Minute, "kubectl wait to watch the NginxOperator", func() bool {
 		return !waiting.Running() || strings.Contains(waiting.Log(), "watch=true")
 	})
 	mustKubectl(t, "", "patch", "ngx", "kubectl-web", "--subresource", "status", "--type", "merge", "-p",

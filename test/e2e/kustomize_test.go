@@ -275,7 +275,7 @@ func installOverlayCRDs(t *testing.T) {
 			t.Errorf("deleting the CRDs: %v: %s", err, errOut)
 		}
 	})
-	kc.WaitEstablished(t, time.Minute, names...)
+	kc.WaitEstablished(t, 3*time.Minute, names...)
 }
 
 // moduleDir returns the module's directory in the module cache, downloading it through

@@ -80,7 +80,7 @@ func TestLogHoldsNoBearerToken(t *testing.T) {
 	for _, level := range []int{7, 8} {
 		verbose := startVerboseCopy(t, args, level)
 		sendToken(t, fmt.Sprintf("https://127.0.0.1:%d%s", verbose.port, path), token)
-		waitFor(t, time.Minute, fmt.Sprintf("the -v=%d copy's log line of the request", level), func() bool {
+		waitFor(t, 3*time.Minute, fmt.Sprintf("the -v=%d copy's log line of the request", level), func() bool {
 			return strings.Contains(readFrom(t, verbose.log, 0), `URI="`+path)
 		})
 		text := readFrom(t, verbose.log, 0)

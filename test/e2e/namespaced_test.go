@@ -82,13 +82,13 @@ func TestControllerConfinedToNamespaces(t *testing.T) {
 
 	// Without --namespaces the same identity cannot list cluster-wide: never ready.
 	unconfined, _ := start("unconfined-controller")
-	waitFor(t, time.Minute, "the unconfined controller's lists to be forbidden", func() bool {
+	waitFor(t, 3*time.Minute, "the unconfined controller's lists to be forbidden", func() bool {
 		return strings.Contains(unconfined.Log(), "forbidden")
 	})
 	unconfined.Stop(os.Interrupt, 10*time.Second)
 
 	confined, metricsURL := start("confined-controller", "--namespaces="+ns)
-	waitFor(t, time.Minute, "the confined controller's metrics", func() bool {
+	waitFor(t, 3*time.Minute, "the confined controller's metrics", func() bool {
 		resp, err := http.Get(metricsURL + "/metrics")
 		if err != nil {
 			return false

@@ -102,5 +102,5 @@ spec:
 
 	// No PodDisruptionBudget asked for: the controller deletes its own.
 	mustKubectl(t, "", "patch", "ngx", "placed", "--type=json", "-p", `[{"op":"remove","path":"/spec/podDisruptionBudget"}]`)
-	kc.WaitForOutput(t, time.Minute, "", "get", "pdb", "-l", "app.kubernetes.io/instance=placed", "-o", "name")
+	kc.WaitForOutput(t, 3*time.Minute, "", "get", "pdb", "-l", "app.kubernetes.io/instance=placed", "-o", "name")
 }

@@ -76,7 +76,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			mustKubectl(t, "", append([]string{"create", "role", role, "-n", ns}, tc.grant...)...)
 			mustKubectl(t, "", "create", "rolebinding", role, "-n", ns, "--role="+role, "--user="+writer)
 			// Our apiserver caches a denial for up to 10 s (--authorization-webhook-cache-unauthorized-ttl).
-			took := framework.WaitFor(t, time.Minute, "the create to be accepted with "+tc.refused, func() bool {
+			took := framework.WaitFor(t, 3*time.Minute, "the create to be accepted with "+tc.refused, func() bool {
 				_, _, err := asWriter("create", "-f", "-")
 				return err == nil
 			})
@@ -93,7 +93,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 				t.Errorf("kubectl scale after the permission was revoked: %v %s", err, errOut)
 			}
 			generation := get(t, "get", "ngx", name, "-n", ns, "-o", "jsonpath={.metadata.generation}")
-			kc.WaitForOutput(t, time.Minute, generation, "get", "ngx", name, "-n", ns, "-o", "jsonpath={.status.observedGeneration}")
+			kc.WaitForOutput(t, 3*time.Minute, generation, "get", "ngx", name, "-n", ns, "-o", "jsonpath={.status.observedGeneration}")
 		})
 	}
 

@@ -54,7 +54,7 @@ spec:
 		`{.spec.template.spec.containers[0].volumeMounts[?(@.name=="scratch-tmp")].mountPath} ` +
 		`{.spec.template.spec.containers[0].resources.requests.ephemeral-storage} {.spec.template.spec.containers[0].resources.requests.memory} ` +
 		`{.spec.template.spec.containers[0].resources.limits.memory} {.spec.template.spec.containers[0].resources.limits.ephemeral-storage}`
-	kc.WaitForOutput(t, time.Minute, `{"sizeLimit":"1Gi"} {"medium":"Memory","sizeLimit":"64Mi"} /var/cache/nginx/proxy /tmp 1Gi 192Mi 192Mi `,
+	kc.WaitForOutput(t, 3*time.Minute, `{"sizeLimit":"1Gi"} {"medium":"Memory","sizeLimit":"64Mi"} /var/cache/nginx/proxy /tmp 1Gi 192Mi 192Mi `,
 		"get", "deployment", "scratch", "-o", podSpec)
 
 	kc.WaitForOutput(t, 90*time.Second, "True PodsUnschedulable", "get", "ngx", "scratch", "-o",

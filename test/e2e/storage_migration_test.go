@@ -186,7 +186,7 @@ func (e *migrationEnv) seed(ctx context.Context, t *testing.T, namespace string)
 		t.Fatalf("seeded values: %s, want %s", b.encodingsBefore, want)
 	}
 
-	waitFor(t, time.Minute, "the seeded objects to be listed through the API", func() bool {
+	waitFor(t, 3*time.Minute, "the seeded objects to be listed through the API", func() bool {
 		list, err := v2.List(ctx, metav1.ListOptions{})
 		return err == nil && len(list.Items) == seededPerBatch+1
 	})
