@@ -41,7 +41,12 @@ func (k Kubectl) Run(t testing.TB, stdin string, args ...string) (stdout, stderr
 
 // Exec is Run for code without a test at hand (a watch started by TestMain).
 func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	return k.execWithin(3*time.Minute, stdin, args...)
+}
+
+// execWithin runs kubectl, killing it after limit.
+func (k Kubectl) execWithin(limit time.Duration, stdin string, args ...string) (stdout, stderr string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	bin := k.Binary
 	if bin == "" {
@@ -64,7 +69,8 @@ func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err 
 // themselves instead of using Must.
 func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 	t.Helper()
-	return k.mustRetrying(t, time.Minute, notServed, stdin, args...)
+	run := func() (string, string, error) { return k.Run(t, stdin, args...) }
+	return mustRetrying(t, time.Minute, notServed, run, args)
 }
 
 // Apply runs `kubectl apply --server-side` with args and returns its output. Besides what
@@ -72,21 +78,24 @@ func (k Kubectl) Must(t testing.TB, stdin string, args ...string) string {
 // request timed out: whether that object was applied is then unknown, and applying the
 // same configuration again is idempotent. Large objects (the Prometheus Operator's CRDs
 // are 0.6 to 0.8 MB each) can take a loaded apiserver past its one-minute request timeout.
+// One run of kubectl, which applies its objects one after another, may take all of timeout.
 func (k Kubectl) Apply(t testing.TB, timeout time.Duration, stdin string, args ...string) string {
 	t.Helper()
+	args = append([]string{"apply", "--server-side"}, args...)
+	run := func() (string, string, error) { return k.execWithin(timeout, stdin, args...) }
 	retry := func(stderr string) bool { return notServed(stderr) || timedOut(stderr) }
-	return k.mustRetrying(t, timeout, retry, stdin, append([]string{"apply", "--server-side"}, args...)...)
+	return mustRetrying(t, timeout, retry, run, args)
 }
 
-// mustRetrying runs kubectl until it succeeds or fails in a way retry does not accept, for
-// up to timeout, and fails the test when the last run failed.
-func (k Kubectl) mustRetrying(t testing.TB, timeout time.Duration, retry func(stderr string) bool, stdin string, args ...string) string {
+// mustRetrying calls run until kubectl succeeds or fails in a way retry does not accept,
+// for up to timeout, and fails the test when the last run failed.
+func mustRetrying(t testing.TB, timeout time.Duration, retry func(stderr string) bool, run func() (string, string, error), args []string) string {
 	t.Helper()
 	var out, errOut string
 	var err error
 	start := time.Now()
 	_ = Poll(timeout, 2*time.Second, func() bool {
-		if out, errOut, err = k.Run(t, stdin, args...); err == nil || !retry(errOut) {
+		if out, errOut, err = run(); err == nil || !retry(errOut) {
 			return true
 		}
 		t.Logf("kubectl %s failed after %s, trying again: %s", strings.Join(args, " "), Describe(time.Since(start)), strings.TrimSpace(errOut))
