@@ -208,6 +208,17 @@ func (h *harness) deploymentAvailable(name string, replicas int32) {
 	}
 }
 
+// changeSpec edits an NginxOperator's spec as a user would, with the generation the
+// apiserver would give it.
+func (h *harness) changeSpec(name string, change func(*v1alpha2.NginxOperatorSpec)) {
+	h.t.Helper()
+	no := &v1alpha2.NginxOperator{}
+	h.get(name, no)
+	change(&no.Spec)
+	no.Generation++
+	h.update(no)
+}
+
 func (h *harness) get(name string, obj client.Object) {
 	h.t.Helper()
 	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: name}, obj); err != nil {
@@ -415,12 +426,10 @@ func TestReconcileReplacesAnEditedServicePort(t *testing.T) {
 func TestReconcileMovesPortsInOneApply(t *testing.T) {
 	h := newHarness(t, sample("web"))
 	h.reconcile("web")
-	no := &v1alpha2.NginxOperator{}
-	h.get("web", no)
-	no.Spec.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
-	no.Spec.Service.Ports = []v1alpha2.ServicePort{{Name: "http", Port: 8081}}
-	no.Generation = 2
-	h.update(no)
+	h.changeSpec("web", func(spec *v1alpha2.NginxOperatorSpec) {
+		spec.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}}
+		spec.Service.Ports = []v1alpha2.ServicePort{{Name: "http", Port: 8081}}
+	})
 	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,apply Service,update status" {
 		t.Fatalf("moving the ports wrote %q", got)
 	}
@@ -450,11 +459,9 @@ func TestReconcileMovesAPortAnotherManagerAlsoApplied(t *testing.T) {
 	if err := h.client.Apply(context.Background(), other, client.FieldOwner("someone-else")); err != nil {
 		t.Fatal(err)
 	}
-	no := &v1alpha2.NginxOperator{}
-	h.get("web", no)
-	no.Spec.Service.Ports = []v1alpha2.ServicePort{{Name: "http", Port: 8081}}
-	no.Generation = 2
-	h.update(no)
+	h.changeSpec("web", func(spec *v1alpha2.NginxOperatorSpec) {
+		spec.Service.Ports = []v1alpha2.ServicePort{{Name: "http", Port: 8081}}
+	})
 	if got := strings.Join(h.reconcile("web"), ","); got != "update Service,apply Service,update status" {
 		t.Fatalf("moving a co-owned port wrote %q", got)
 	}
