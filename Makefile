@@ -43,7 +43,7 @@ tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-s
 deps: ## Install the Debian packages the build and tests need (root), or name the missing ones and what skips without them
 	./hack/install-deps.sh
 
-test: deps tools ## Unit, integration, end-to-end, real-node and fault tests with the race detector in three lanes side by side, a bounded fuzz run, and a summary (the CI test command)
+test: deps tools ## Unit, integration, end-to-end, real-node and fault tests (the race detector on every suite that runs the product in-process) in three lanes side by side, a bounded fuzz run, and a summary (the CI test command)
 	./hack/test.sh
 
 .PHONY: test-unit
@@ -54,11 +54,14 @@ test-unit: deps tools ## The fast loop: the product's unit tests and the suites 
 fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s), one after another; a failing input lands in testdata/fuzz/
 	./hack/fuzz.sh
 
+# The suites that drive the product's binaries are built like them (hack/test.sh says why).
+BLACK_BOX_TEST := CGO_ENABLED=0 $(GO) -C test test -trimpath -count=1 -timeout 30m -v
+
 test-e2e: deps tools ## End-to-end tests only: the kwok stack, and as root the real-node deployment
-	$(GO) -C test test -race -count=1 -timeout 30m -v ./e2e/... ./deploy/...
+	$(BLACK_BOX_TEST) ./e2e/... ./deploy/...
 
 test-faults: deps tools ## Fault tests only (kill -9 under load, etcd restarts, replicas, overload), verbose; make test runs them too
-	$(GO) -C test test -race -count=1 -timeout 30m -v ./faults/...
+	$(BLACK_BOX_TEST) ./faults/...
 
 up: ## Start the local control plane in the background (state in .local/); NODE=real (root) adds this machine as a real node instead of kwok's
 	./hack/local-up.sh

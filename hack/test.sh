@@ -18,8 +18,12 @@
 #                        they find the images deploy built current (build.sh builds one at a
 #                        time), and compile for arm64 only for the multi-arch index they test
 #
-# Every go test runs with the race detector. Each lane's output is printed whole when the
-# lane ends.
+# The race detector is on for the product's unit tests, integration (which runs the
+# apiserver in-process) and the other suites without a stack. e2e, faults and deploy drive
+# the product as separate binaries built without it, so there it would check only the
+# tests' own code, for much of their CPU: they are built like the product instead (static,
+# -trimpath), which also shares its compiled packages. Each lane's output is printed whole
+# when the lane ends.
 #
 # SUITE_TIMEOUT is go test's -timeout for every step: a guard against a hang, not a measure
 # of speed. On a fresh 2-core machine the longest package took 23 minutes (e2e, beside the
@@ -31,6 +35,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-45m}
 TEST_FLAGS=(-race -count=1 -timeout "${SUITE_TIMEOUT}")
+BLACK_BOX_FLAGS=(-trimpath -count=1 -timeout "${SUITE_TIMEOUT}")
 
 results="$(mktemp -d)"
 trap 'rm -rf "${results}"' EXIT
@@ -48,6 +53,10 @@ suite() { # suite <packages...>: go test of packages of the module test/
   "${GO}" -C test test "${TEST_FLAGS[@]}" "$@"
 }
 
+black_box() { # black_box <go test arguments...>: a suite that drives the product's binaries
+  CGO_ENABLED=0 "${GO}" -C test test "${BLACK_BOX_FLAGS[@]}" "$@"
+}
+
 product_tests() { # every package of the three product modules, even when one fails
   local rc=0 module
   for module in . pkg/apis pkg/generated; do
@@ -57,13 +66,13 @@ product_tests() { # every package of the three product modules, even when one fa
 }
 
 node_lane() {
-  step deploy suite ./deploy/...
+  step deploy black_box ./deploy/...
 }
 
 kwok_lane() {
   # -parallel: the e2e tests that run side by side mostly wait (caches, backoff), not compute.
-  step e2e suite -parallel 6 ./e2e/...
-  step faults suite ./faults/...
+  step e2e black_box -parallel 6 ./e2e/...
+  step faults black_box ./faults/...
 }
 
 # other_suites: the packages of test/ that need no control plane, and the release tool's

@@ -29,17 +29,30 @@ import (
 func WaitFor(t testing.TB, timeout time.Duration, what string, done func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	if !Poll(timeout, 250*time.Millisecond, done) {
+	if !until(timeout, waitForDelays(), done) {
 		t.Fatalf("timed out after %s waiting for %s", timeout, what)
 	}
 	return time.Since(start)
 }
 
+// waitForDelays are WaitFor's pauses between two calls: 250 ms, 500 ms, then a second.
+// A condition that holds soon is seen soon, and a long wait (pods, rollouts, scrapes)
+// does not start a kubectl and a request to kube-apiserver four times a second, which on
+// two cores takes CPU from the very components waited for.
+func waitForDelays() wait.DelayFunc {
+	return wait.Backoff{Duration: 250 * time.Millisecond, Factor: 2, Cap: time.Second, Steps: 3}.DelayFunc()
+}
+
 // Poll calls done at once and then every interval until it returns true (Poll returns
-// true) or timeout has passed (false). It is the one polling loop of the suites.
+// true) or timeout has passed (false).
 func Poll(timeout, interval time.Duration, done func() bool) bool {
-	err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(context.Context) (bool, error) {
-		return done(), nil
-	})
-	return err == nil
+	return until(timeout, wait.Backoff{Duration: interval}.DelayFunc(), done)
+}
+
+// until is the one polling loop of the suites: done at once, then after each delay, for
+// at most timeout.
+func until(timeout time.Duration, delays wait.DelayFunc, done func() bool) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return delays.Until(ctx, true, false, func(context.Context) (bool, error) { return done(), nil }) == nil
 }

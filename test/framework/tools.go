@@ -17,10 +17,10 @@ limitations under the License.
 package framework
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -31,8 +31,11 @@ func ToolBinary(t testing.TB, variable string) string {
 	t.Helper()
 	toolsDir := os.Getenv("TOOLS_BIN_DIR")
 	if toolsDir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		toolsDir = filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", "bin")
+		root, err := checkout()
+		if err != nil {
+			t.Fatal(err)
+		}
+		toolsDir = filepath.Join(root, "hack", "tools", "bin")
 	}
 	envFile := filepath.Join(toolsDir, "env.sh")
 	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "${!2}"`, "bash", envFile, variable).Output()
@@ -40,4 +43,22 @@ func ToolBinary(t testing.TB, variable string) string {
 		t.Fatalf("no %s from %s (run `make tools`): %v", variable, envFile, err)
 	}
 	return string(out)
+}
+
+// checkout is the repository the test runs in: go test runs each test in its package's
+// directory. (Not the source file's path: the suites that drive the product's binaries
+// are built with -trimpath, which leaves no file system path in the binary.)
+func checkout() (string, error) {
+	start, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := start; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "hack", "tools", "build.sh")); err == nil {
+			return dir, nil
+		}
+		if dir == filepath.Dir(dir) {
+			return "", fmt.Errorf("no checkout of nginx-operator (hack/tools/build.sh) at or above %s", start)
+		}
+	}
 }
