@@ -34,7 +34,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GO=${GO:-go}
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-45m}
-# -trimpath everywhere: without it Go caches our packages' compilation under the
+# -trimpath: without it Go caches our packages' compilation under the
 # checkout's path, so a fresh clone elsewhere (as CI makes) compiles them all again.
 TEST_FLAGS=(-race -trimpath -count=1 -timeout "${SUITE_TIMEOUT}")
 BLACK_BOX_FLAGS=(-trimpath -count=1 -timeout "${SUITE_TIMEOUT}")

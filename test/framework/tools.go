@@ -46,8 +46,8 @@ func ToolBinary(t testing.TB, variable string) string {
 }
 
 // checkout is the repository the test runs in: go test runs each test in its package's
-// directory. (Not the source file's path: the suites that drive the product's binaries
-// are built with -trimpath, which leaves no file system path in the binary.)
+// directory. (Not the source file's path: make test builds the suites with -trimpath,
+// which leaves no file system path in the binary.)
 func checkout() (string, error) {
 	start, err := os.Getwd()
 	if err != nil {
