@@ -47,3 +47,12 @@ func TestToolBinaryFindsTheCheckoutsTools(t *testing.T) {
 		t.Errorf("ToolBinary(HELM_BIN) = %q, want /opt/helm from %s", got, filepath.Join(root, "hack/tools/bin/env.sh"))
 	}
 }
+
+// Outside a checkout there are no tools to find, and the error says where it looked.
+func TestCheckoutOutsideACheckoutIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if root, err := checkout(); err == nil {
+		t.Errorf("checkout() = %q from %s, want an error: no hack/tools/build.sh there or above", root, dir)
+	}
+}
