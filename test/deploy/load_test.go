@@ -52,9 +52,9 @@ const maxObjects = 60
 // stopped is gone (load served once it is over): about 3 s of the loop each when idle.
 const loadBefore, loadAfter = 100, 100
 
-// requestTimeout is how long a test's client waits for one request: generous, since a
+// clientRequestTimeout is how long a test's client waits for one request: generous, since a
 // loaded two-core machine answers slowly, and a request cut at it counts as failed.
-const requestTimeout = 20 * time.Second
+const clientRequestTimeout = 20 * time.Second
 
 // runLoad creates (up to maxObjects), reads, updates and lists NginxOperators in
 // namespace ns through kube-apiserver until stop is closed, retrying what clients are
@@ -70,7 +70,7 @@ func runLoad(client clientset.Interface, ns, prefix string, stop <-chan struct{}
 	do := func(what string, req func(ctx context.Context) error) bool {
 		deadline := time.Now().Add(time.Minute)
 		for {
-			ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), clientRequestTimeout)
 			err := req(ctx)
 			cancel()
 			res.requests++

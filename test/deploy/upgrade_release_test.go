@@ -269,7 +269,7 @@ func (w *newFieldWrites) start(t *testing.T, ns string) (stop func()) {
 			// Each request gets the load loop's budget of its own: sharing one among the
 			// three failed CI once, on a machine loaded by the other lanes.
 			request := func() (context.Context, context.CancelFunc) {
-				return context.WithTimeout(context.Background(), requestTimeout)
+				return context.WithTimeout(context.Background(), clientRequestTimeout)
 			}
 			ctx, cancel := request()
 			o, err := client.Get(ctx, "fields", metav1.GetOptions{})
