@@ -208,13 +208,13 @@ func watchDeletions(t *testing.T) func() []string {
 	}
 	return func() []string {
 		var missing []string
-		if !framework.Poll(time.Minute, 100*time.Millisecond, func() bool {
+		if !framework.Poll(3*time.Minute, 100*time.Millisecond, func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			missing = slices.Sorted(maps.Keys(pending))
 			return len(missing) == 0
 		}) {
-			t.Errorf("no deletion event within a minute for %v", missing)
+			t.Errorf("no deletion event within 3 minutes for %v", missing)
 		}
 		cancel()
 		wg.Wait()

@@ -240,7 +240,7 @@ spec:
 	mustKubectl(t, siteContent(content, "v2"), "apply", "--server-side", "-f", "-")
 	waitFor(t, 2*time.Minute, "content v2 from every pod", func() bool { return everyPodServes(pods, "content v2\n") })
 	served := time.Since(changed)
-	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=60s", "ngx/"+name)
+	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=3m", "ngx/"+name)
 	t.Logf("content v2 served by both pods %s after the write (Reload)", served.Round(10*time.Millisecond))
 
 	// A configuration nginx rejects (an unknown directive passes the syntax check at
@@ -272,7 +272,7 @@ spec:
 		}
 		return true
 	})
-	mustKubectl(t, "", "wait", "--for=condition=Stalled=False", "--timeout=60s", "ngx/"+name)
+	mustKubectl(t, "", "wait", "--for=condition=Stalled=False", "--timeout=3m", "ngx/"+name)
 
 	loop.finish(t, 100)
 	ok, failed, seen, failures := loop.report()
