@@ -10,7 +10,9 @@
 #      for the claim), from which it joins the running cluster and receives the data,
 #   4. promotes it to a voting member once it is in sync, and checks every member's health.
 # Needs kubectl on the cluster of $KUBECONFIG (exec in the etcd pods); etcdctl runs inside a
-# healthy member's pod. docs/operations.md, "Replacing an etcd member".
+# healthy member's pod. Each change is checked in the member list and tried again if it is
+# not there, so an exec cut mid-way does not stop the script, and running the script again
+# after a failure is safe. docs/operations.md, "Replacing an etcd member".
 #
 # Usage: hack/etcd-replace-member.sh ORDINAL      e.g. 2 for the pod nginx-operator-etcd-2
 #   KUBECTL   kubectl binary (default: kubectl)
@@ -36,9 +38,42 @@ etcdctl() {
   k exec "$pod" -c etcd -- etcdctl --endpoints=https://127.0.0.1:2379 --command-timeout=15s \
     --cacert=/etc/etcd/tls/peer/ca.crt --cert=/etc/etcd/tls/peer/tls.crt --key=/etc/etcd/tls/peer/tls.key "$@"
 }
+# A kubectl exec whose stream is cut (a loaded or restarting API server, a dropped
+# connection) fails whether or not etcdctl ran. So reads are tried again, and each change
+# is made until a read shows it, never judged by its own exit status.
+ATTEMPTS=5
+# read_etcd ARGS...: a read-only etcdctl in the helper pod, tried again when it fails;
+# prints the output of the run that succeeded.
+read_etcd() {
+  local out attempt
+  for ((attempt = 1; attempt <= ATTEMPTS; attempt++)); do
+    out=$(etcdctl "$helper" "$@") && { printf '%s\n' "$out"; return 0; }
+    sleep 2
+  done
+  return 1
+}
+# until_seen WHAT CHECK CHANGE...: runs CHANGE until CHECK holds, ATTEMPTS times at most.
+until_seen() {
+  local what=$1 check=$2 attempt
+  shift 2
+  for ((attempt = 1; attempt <= ATTEMPTS; attempt++)); do
+    "$check" && return 0
+    "$@" >/dev/null || sleep 2
+  done
+  "$check" || { echo "${what}: not done after ${ATTEMPTS} attempts" >&2; return 1; }
+}
 # member_line: the target's line of `etcdctl member list` (ID, status, name, peer URLs,
-# client URLs, is learner), found by its peer URL: an added member has no name until it starts.
-member_line() { etcdctl "$helper" member list | awk -F', ' -v url="$peer_url" '$4 == url'; }
+# client URLs, is learner), found by its peer URL: an added member has no name until it
+# starts. Fails when the list cannot be read, which is not the same as an empty line.
+member_line() {
+  local list
+  list=$(read_etcd member list) || return 1
+  awk -F', ' -v url="$peer_url" '$4 == url' <<<"$list"
+}
+listed() { local line; line=$(member_line) && [[ -n $line ]]; }
+unlisted() { local line; line=$(member_line) && [[ -z $line ]]; }
+remove_target() { local line; line=$(member_line) && [[ -n $line ]] && etcdctl "$helper" member remove "${line%%,*}"; }
+voting() { [[ $(member_line | cut -d, -f6 | tr -d ' ') == false ]]; }
 
 # A Ready member other than the target runs etcdctl.
 helper=$(k get pods -l app.kubernetes.io/name=${STATEFULSET} \
@@ -46,17 +81,18 @@ helper=$(k get pods -l app.kubernetes.io/name=${STATEFULSET} \
   awk -v target="$target" '$1 != target && $2 == "True" { print $1; exit }')
 [[ -n $helper ]] || { echo "no Ready etcd member besides ${target}: without a quorum, restore from a backup (docs/operations.md)" >&2; exit 1; }
 log "running etcdctl in ${helper}"
-etcdctl "$helper" endpoint health >/dev/null || { echo "${helper} reports etcd unhealthy: is the quorum there?" >&2; exit 1; }
+read_etcd endpoint health >/dev/null || { echo "${helper} reports etcd unhealthy: is the quorum there?" >&2; exit 1; }
 
-if line=$(member_line) && [[ -n $line ]]; then
-  id=${line%%,*}
-  etcdctl "$helper" member remove "$id" >/dev/null
-  log "removed member ${id} (${target})"
+line=$(member_line) || { echo "cannot read the member list in ${helper}" >&2; exit 1; }
+if [[ -n $line ]]; then
+  until_seen "removing ${target} from the cluster" unlisted remove_target
+  log "removed member ${line%%,*} (${target})"
 fi
 # A member that starts on an empty volume must join the running cluster, not found a new one.
 k create configmap "$BOOTSTRAP_CONFIGMAP" --from-literal=initial-cluster-state=existing --dry-run=client -o yaml | k apply -f - >/dev/null
-etcdctl "$helper" member add "$target" --learner --peer-urls="$peer_url" >/dev/null
-id=$(member_line | cut -d, -f1)
+until_seen "adding ${target} as a learner" listed etcdctl "$helper" member add "$target" --learner --peer-urls="$peer_url"
+line=$(member_line) || { echo "cannot read the member list in ${helper}" >&2; exit 1; }
+id=${line%%,*}
 log "added ${target} as learner ${id}"
 
 claim=data-${target}
@@ -70,10 +106,12 @@ log "new claim ${claim}; waiting for its volume and for ${target} to join"
 
 started() { [[ $(member_line | cut -d, -f2 | tr -d ' ') == started ]]; }
 until_ok "${target} to start and join as a learner" started
-until_ok "${target} to be promoted (it must first catch up with the leader)" etcdctl "$helper" member promote "$id"
+# A promotion whose answer was lost leaves a voting member, which etcd refuses to promote.
+promote() { voting || etcdctl "$helper" member promote "$id"; }
+until_ok "${target} to be promoted (it must first catch up with the leader)" promote
 log "promoted ${target} to a voting member"
 k delete configmap "$BOOTSTRAP_CONFIGMAP" --ignore-not-found >/dev/null
 until_ok "every member healthy" etcdctl "$helper" endpoint health --cluster
 k rollout status statefulset/"$STATEFULSET" --timeout="${TIMEOUT}s" >/dev/null
-etcdctl "$helper" member list -w table
+read_etcd member list -w table
 log "${target} replaced"

@@ -14,8 +14,8 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package scripts checks that the project's scripts work on a fresh clone, where the
-// module cache has nothing yet.
+// Package scripts checks the project's scripts without a cluster: on a fresh clone, where
+// the module cache has nothing yet, and against a scripted kubectl.
 package scripts
 
 import (
