@@ -27,6 +27,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 const (
@@ -36,16 +38,36 @@ const (
 
 // etcdctl runs etcdctl in an etcd member's pod against that member, with the member's peer
 // certificate (a client certificate of the etcd CA), as hack/etcd-replace-member.sh does.
+// Every caller only reads, so an exec that kubectl lost (execLost) is run again, for up
+// to 30 s.
 func etcdctl(t *testing.T, pod string, args ...string) (string, error) {
 	t.Helper()
 	full := append([]string{"exec", "-n", systemNS, pod, "-c", "etcd", "--", "etcdctl",
 		"--endpoints=https://127.0.0.1:2379", "--command-timeout=10s",
 		"--cacert=/etc/etcd/tls/peer/ca.crt", "--cert=/etc/etcd/tls/peer/tls.crt", "--key=/etc/etcd/tls/peer/tls.key"}, args...)
-	out, errOut, err := kubectl(t, "", full...)
+	var out, errOut string
+	var err error
+	framework.Poll(30*time.Second, 2*time.Second, func() bool {
+		out, errOut, err = kubectl(t, "", full...)
+		return err == nil || !execLost(errOut)
+	})
 	if err != nil {
 		return out, fmt.Errorf("etcdctl %s in %s: %v: %s", strings.Join(args, " "), pod, err, strings.TrimSpace(errOut))
 	}
 	return out, nil
+}
+
+// execLost tells from kubectl exec's stderr that the exec failed on the way (a stream cut
+// on a loaded machine: "error: closed all streams"), not that etcdctl failed (kubectl then
+// reports its exit code) nor that the API server or kubelet refused it (a pod or container
+// that is not there).
+func execLost(stderr string) bool {
+	for _, answer := range []string{"command terminated with exit code", "Error from server", "unable to upgrade connection"} {
+		if strings.Contains(stderr, answer) {
+			return false
+		}
+	}
+	return true
 }
 
 // memberStatus is what `etcdctl endpoint status -w json` says of one member.
