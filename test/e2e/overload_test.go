@@ -177,13 +177,15 @@ func burst(t *testing.T, user *http.Client, base string, mustReject bool) {
 	// (the controller's identity) must be served.
 	done := make(chan struct{})
 	others := map[string]map[int]int{}
+	lastFailure := map[string]string{} // the body of a probe's last answer other than 200
 	var othersWG sync.WaitGroup
 	for _, probe := range []struct {
 		name   string
 		client *http.Client
 		url    string
 	}{
-		{"our /readyz", adminHTTPClient(t), operatorURL("/readyz")},
+		// verbose: a failed readiness check is named in the body.
+		{"our /readyz", adminHTTPClient(t), operatorURL("/readyz?verbose")},
 		{"admin LIST", adminHTTPClient(t), listURL},
 		{"controller LIST", httpClient(t, "nginx-operator-controller-client"), listURL},
 	} {
@@ -199,14 +201,17 @@ func burst(t *testing.T, user *http.Client, base string, mustReject bool) {
 					return
 				case <-pace.C:
 				}
-				code := 0
+				code, body := 0, ""
 				if resp, err := probe.client.Get(probe.url); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
+					b, _ := io.ReadAll(resp.Body)
 					resp.Body.Close()
-					code = resp.StatusCode
+					code, body = resp.StatusCode, string(b)
 				}
 				mu.Lock()
 				tally[code]++
+				if code != http.StatusOK {
+					lastFailure[probe.name] = body
+				}
 				mu.Unlock()
 			}
 		})
@@ -233,7 +238,7 @@ func burst(t *testing.T, user *http.Client, base string, mustReject bool) {
 		t.Logf("during the burst, %s: %s", name, formatCodes(tally))
 		for code, n := range tally {
 			if code != http.StatusOK {
-				t.Errorf("%s answered %d %d times during the burst", name, code, n)
+				t.Errorf("%s answered %d %d times during the burst; the last such answer:\n%s", name, code, n, lastFailure[name])
 			}
 		}
 	}
