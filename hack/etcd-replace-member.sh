@@ -73,7 +73,9 @@ member_line() {
 listed() { local line; line=$(member_line) && [[ -n $line ]]; }
 unlisted() { local line; line=$(member_line) && [[ -z $line ]]; }
 remove_target() { local line; line=$(member_line) && [[ -n $line ]] && etcdctl "$helper" member remove "${line%%,*}"; }
-voting() { [[ $(member_line | cut -d, -f6 | tr -d ' ') == false ]]; }
+# member_field N: field N of the target's line, without spaces.
+member_field() { member_line | cut -d, -f"$1" | tr -d ' '; }
+voting() { [[ $(member_field 6) == false ]]; }
 
 # A Ready member other than the target runs etcdctl.
 helper=$(k get pods -l app.kubernetes.io/name=${STATEFULSET} \
@@ -104,7 +106,7 @@ new_claim() { [[ $(k get pvc "$claim" -o jsonpath='{.metadata.uid}') != "${old_c
 until_ok "a new claim ${claim}" new_claim
 log "new claim ${claim}; waiting for its volume and for ${target} to join"
 
-started() { [[ $(member_line | cut -d, -f2 | tr -d ' ') == started ]]; }
+started() { [[ $(member_field 2) == started ]]; }
 until_ok "${target} to start and join as a learner" started
 # A promotion whose answer was lost leaves a voting member, which etcd refuses to promote.
 promote() { voting || etcdctl "$helper" member promote "$id"; }

@@ -258,6 +258,11 @@ func (w *newFieldWrites) start(t *testing.T, ns string) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
+	// Each request gets the load loop's budget of its own: sharing one among the three
+	// failed CI once, on a machine loaded by the other lanes.
+	request := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), clientRequestTimeout)
+	}
 	go func() {
 		defer wg.Done()
 		for {
@@ -265,11 +270,6 @@ func (w *newFieldWrites) start(t *testing.T, ns string) (stop func()) {
 			case <-done:
 				return
 			case <-time.After(200 * time.Millisecond):
-			}
-			// Each request gets the load loop's budget of its own: sharing one among the
-			// three failed CI once, on a machine loaded by the other lanes.
-			request := func() (context.Context, context.CancelFunc) {
-				return context.WithTimeout(context.Background(), clientRequestTimeout)
 			}
 			ctx, cancel := request()
 			o, err := client.Get(ctx, "fields", metav1.GetOptions{})
