@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -28,13 +27,16 @@ import (
 
 // permission is what a writer must hold to ask the controller for something: the verb on
 // a resource (and subresource, and name when one object is concerned) of the object's
-// namespace, in the core group.
+// namespace, in the core group unless group says otherwise.
 type permission struct {
-	verb, resource, subresource, name string
+	verb, group, resource, subresource, name string
 }
 
 func (p permission) String() string {
 	r := p.resource
+	if p.group != "" {
+		r += "." + p.group
+	}
 	if p.subresource != "" {
 		r += "/" + p.subresource
 	}
@@ -48,13 +50,15 @@ func (p permission) String() string {
 // asks for it, and the permission that lets the writer do it without the controller.
 type ask struct {
 	path *field.Path
-	what string // what is asked, e.g. `Secret "tls"`; the same ask in the old object is not checked again
+	what string // what is asked, e.g. `Secret "tls"`
 	need permission
 }
 
 // asks lists what spec makes the controller do on the writer's behalf (docs/security.md
 // has the table): mount Secrets and ConfigMaps, run as a ServiceAccount, run pods beyond
-// the restricted Pod Security profile, expose a NodePort or a LoadBalancer.
+// the restricted Pod Security profile, choose the pods' labels, annotations and placement,
+// guard them with a PodDisruptionBudget, expose a NodePort or a LoadBalancer or label and
+// annotate the Service.
 func asks(spec *operator.NginxOperatorSpec) []ask {
 	var out []ask
 	secret := func(path *field.Path, name string) {
@@ -91,13 +95,14 @@ func asks(spec *operator.NginxOperatorSpec) []ask {
 			secret(podPath.Child("imagePullSecrets").Index(i).Child("name"), s.Name)
 		}
 		// The pods carry the ServiceAccount's token: as TokenRequest does, acting as a
-		// ServiceAccount takes create on its token. The namespace's default one is what any
-		// pod gets.
-		if sa := pod.ServiceAccountName; sa != "" && sa != "default" {
+		// ServiceAccount takes create on its token, the namespace's "default" one included
+		// (without a name the pods get no token at all).
+		if sa := pod.ServiceAccountName; sa != "" {
 			out = append(out, ask{podPath.Child("serviceAccountName"), fmt.Sprintf("ServiceAccount %q", sa),
 				permission{verb: "create", resource: "serviceaccounts", subresource: "token", name: sa}})
 		}
 		out = append(out, podSecurityAsks(podPath.Child("securityContext"), pod.SecurityContext)...)
+		out = append(out, podOptionAsks(podPath, pod)...)
 	}
 	out = append(out, containerSecurityAsks(specPath.Child("securityContext"), spec.SecurityContext)...)
 	for i, p := range spec.Ports {
@@ -105,79 +110,31 @@ func asks(spec *operator.NginxOperatorSpec) []ask {
 			out = append(out, beyondRestricted(specPath.Child("ports").Index(i).Child("hostPort"), "host port "+strconv.Itoa(int(p.HostPort))))
 		}
 	}
-	if svc := spec.Service; svc != nil && (svc.Type == operator.ServiceTypeNodePort || svc.Type == operator.ServiceTypeLoadBalancer) {
-		out = append(out, ask{specPath.Child("service", "type"), "a Service of type " + string(svc.Type),
-			permission{verb: "create", resource: "services"}})
+	if svc := spec.Service; svc != nil {
+		out = append(out, serviceAsks(specPath.Child("service"), svc)...)
+	}
+	// A budget of the controller's can hold back every drain of the nodes the pods run on.
+	if spec.PodDisruptionBudget != nil {
+		out = append(out, ask{specPath.Child("podDisruptionBudget"), "a PodDisruptionBudget",
+			permission{verb: "create", group: "policy", resource: "poddisruptionbudgets"}})
 	}
 	return out
 }
 
-// beyondRestricted is an ask for pods the restricted Pod Security profile forbids: the
-// writer must be able to create such pods directly, which takes create on pods (the
-// namespace's Pod Security admission then judges those pods as it would the writer's).
-func beyondRestricted(path *field.Path, what string) ask {
-	return ask{path, what, permission{verb: "create", resource: "pods"}}
-}
-
-// containerSecurityAsks lists what a container security context asks beyond the
-// restricted profile.
-func containerSecurityAsks(path *field.Path, sc *corev1.SecurityContext) []ask {
-	if sc == nil {
-		return nil
-	}
+// serviceAsks lists what the Service needs beyond a ClusterIP of the pods' own: a type that
+// opens ports on the nodes or a load balancer, and labels and annotations, which other
+// controllers act on (load balancer and DNS controllers, kube-proxy's service-proxy-name).
+func serviceAsks(path *field.Path, svc *operator.ServiceSpec) []ask {
+	createServices := permission{verb: "create", resource: "services"}
 	var out []ask
-	if sc.Privileged != nil && *sc.Privileged {
-		out = append(out, beyondRestricted(path.Child("privileged"), "a privileged container"))
+	if svc.Type == operator.ServiceTypeNodePort || svc.Type == operator.ServiceTypeLoadBalancer {
+		out = append(out, ask{path.Child("type"), "a Service of type " + string(svc.Type), createServices})
 	}
-	if sc.AllowPrivilegeEscalation != nil && *sc.AllowPrivilegeEscalation {
-		out = append(out, beyondRestricted(path.Child("allowPrivilegeEscalation"), "privilege escalation"))
+	if len(svc.Labels) > 0 {
+		out = append(out, ask{path.Child("labels"), "labels of the Service", createServices})
 	}
-	if sc.Capabilities != nil {
-		for i, c := range sc.Capabilities.Add {
-			if c != "NET_BIND_SERVICE" { // the one capability restricted allows
-				out = append(out, beyondRestricted(path.Child("capabilities", "add").Index(i), "capability "+string(c)))
-			}
-		}
-	}
-	if sc.ProcMount != nil && *sc.ProcMount == corev1.UnmaskedProcMount {
-		out = append(out, beyondRestricted(path.Child("procMount"), "an unmasked /proc"))
-	}
-	out = append(out, identityAsks(path, sc.RunAsUser, sc.RunAsNonRoot, sc.SeccompProfile, sc.SELinuxOptions, sc.AppArmorProfile)...)
-	return out
-}
-
-// podSecurityAsks lists what a pod security context asks beyond the restricted profile.
-func podSecurityAsks(path *field.Path, psc *corev1.PodSecurityContext) []ask {
-	if psc == nil {
-		return nil
-	}
-	out := identityAsks(path, psc.RunAsUser, psc.RunAsNonRoot, psc.SeccompProfile, psc.SELinuxOptions, psc.AppArmorProfile)
-	for i, s := range psc.Sysctls {
-		out = append(out, beyondRestricted(path.Child("sysctls").Index(i), "sysctl "+s.Name))
+	if len(svc.Annotations) > 0 {
+		out = append(out, ask{path.Child("annotations"), "annotations of the Service", createServices})
 	}
 	return out
 }
-
-// identityAsks covers the settings pod and container security contexts share.
-func identityAsks(path *field.Path, runAsUser *int64, runAsNonRoot *bool, seccomp *corev1.SeccompProfile, seLinux *corev1.SELinuxOptions, appArmor *corev1.AppArmorProfile) []ask {
-	var out []ask
-	if runAsUser != nil && *runAsUser == 0 {
-		out = append(out, beyondRestricted(path.Child("runAsUser"), "running as root (uid 0)"))
-	}
-	if runAsNonRoot != nil && !*runAsNonRoot {
-		out = append(out, beyondRestricted(path.Child("runAsNonRoot"), "runAsNonRoot false"))
-	}
-	if seccomp != nil && seccomp.Type == corev1.SeccompProfileTypeUnconfined {
-		out = append(out, beyondRestricted(path.Child("seccompProfile", "type"), "an unconfined seccomp profile"))
-	}
-	if appArmor != nil && appArmor.Type == corev1.AppArmorProfileTypeUnconfined {
-		out = append(out, beyondRestricted(path.Child("appArmorProfile", "type"), "an unconfined AppArmor profile"))
-	}
-	if seLinux != nil && (seLinux.User != "" || seLinux.Role != "" || !allowedSELinuxTypes[seLinux.Type]) {
-		out = append(out, beyondRestricted(path.Child("seLinuxOptions"), "custom SELinux options"))
-	}
-	return out
-}
-
-// allowedSELinuxTypes are the SELinux types the baseline (and so restricted) profile allows.
-var allowedSELinuxTypes = map[string]bool{"": true, "container_t": true, "container_init_t": true, "container_kvm_t": true, "container_engine_t": true}

@@ -18,9 +18,11 @@ limitations under the License.
 // writer more than the writer holds: the controller acts with its own broad identity, so
 // every Secret, ConfigMap and ServiceAccount a spec makes it use, and every power beyond
 // the restricted Pod Security profile or a ClusterIP Service, is authorized as the user
-// who writes the object, as RBAC's escalation check does for RoleBindings. An update is
-// checked only for what it adds or changes, so status and /scale writes and edits of
-// other fields never fail on a reference accepted before.
+// who writes the object, as RBAC's escalation check does for RoleBindings. It judges the
+// result, not the difference: an update that can change what the pods run or reference is
+// authorized for everything the resulting spec asks, also what the stored object already
+// had (a new image given an old Secret is a new grant). Writes that cannot change the pods
+// (status, /scale, replicas, the object's own labels and annotations) are not checked.
 package requester
 
 import (
@@ -74,8 +76,9 @@ func (p *Plugin) ValidateInitialization() error {
 	return nil
 }
 
-// Validate refuses, with 403 Forbidden, a create or update whose new asks the writer is
-// not allowed; the message names each field and the permission it needs.
+// Validate refuses, with 403 Forbidden, a create or a pod-changing update whose spec asks
+// for anything the writer is not allowed; the message names each field and the permission
+// it needs.
 func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
 	if a.GetResource().GroupResource() != operator.Resource("nginxoperators") || a.GetSubresource() != "" {
 		return nil
@@ -84,18 +87,12 @@ func (p *Plugin) Validate(ctx context.Context, a admission.Attributes, _ admissi
 	if !ok {
 		return nil
 	}
-	granted := map[string]bool{}
-	if old, ok := a.GetOldObject().(*operator.NginxOperator); ok {
-		for _, k := range asks(&old.Spec) {
-			granted[k.what] = true
-		}
+	if old, ok := a.GetOldObject().(*operator.NginxOperator); ok && !changesPods(&old.Spec, &obj.Spec) {
+		return nil
 	}
 	decided := map[permission]error{}
 	var denied []string
 	for _, k := range asks(&obj.Spec) {
-		if granted[k.what] {
-			continue
-		}
 		err, known := decided[k.need]
 		if !known {
 			err = p.authorize(ctx, a, k.need)
@@ -116,6 +113,7 @@ func (p *Plugin) authorize(ctx context.Context, a admission.Attributes, need per
 	decision, reason, err := p.authorizer.Authorize(ctx, authorizer.AttributesRecord{
 		User:            a.GetUserInfo(),
 		Verb:            need.verb,
+		APIGroup:        need.group,
 		Namespace:       a.GetNamespace(),
 		Resource:        need.resource,
 		Subresource:     need.subresource,

@@ -44,6 +44,9 @@ type grants struct {
 
 func (g *grants) Authorize(_ context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
 	r := a.GetResource()
+	if a.GetAPIGroup() != "" {
+		r += "." + a.GetAPIGroup()
+	}
 	if a.GetSubresource() != "" {
 		r += "/" + a.GetSubresource()
 	}
@@ -94,6 +97,19 @@ func TestEveryAskNeedsItsPermission(t *testing.T) {
 		{"env ConfigMap", operator.NginxOperatorSpec{Env: []corev1.EnvVar{{Name: "C", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "conf"}, Key: "c"}}}}},
 			"spec.env[0].valueFrom.configMapKeyRef.name", `get configmaps conf`},
 		{"ServiceAccount", operator.NginxOperatorSpec{Pod: &operator.PodOptions{ServiceAccountName: "deployer"}}, "spec.pod.serviceAccountName", `create serviceaccounts/token deployer`},
+		{"default ServiceAccount's token", operator.NginxOperatorSpec{Pod: &operator.PodOptions{ServiceAccountName: "default"}}, "spec.pod.serviceAccountName", `create serviceaccounts/token default`},
+		{"capabilities kept", operator.NginxOperatorSpec{SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"NET_RAW"}}}}, "spec.securityContext.capabilities.drop", `create pods`},
+		{"Windows host process", operator.NginxOperatorSpec{Pod: &operator.PodOptions{SecurityContext: &corev1.PodSecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{HostProcess: ptr.To(true)}}}}, "spec.pod.securityContext.windowsOptions.hostProcess", `create pods`},
+		{"pod labels", operator.NginxOperatorSpec{Pod: &operator.PodOptions{Labels: map[string]string{"app": "payments"}}}, "spec.pod.labels", `create pods`},
+		{"pod annotations", operator.NginxOperatorSpec{Pod: &operator.PodOptions{Annotations: map[string]string{"container.apparmor.security.beta.kubernetes.io/nginx": "unconfined"}}}, "spec.pod.annotations", `create pods`},
+		{"node selector", operator.NginxOperatorSpec{Pod: &operator.PodOptions{NodeSelector: map[string]string{"kubernetes.io/hostname": "control-plane"}}}, "spec.pod.nodeSelector", `create pods`},
+		{"tolerations", operator.NginxOperatorSpec{Pod: &operator.PodOptions{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}}, "spec.pod.tolerations", `create pods`},
+		{"affinity", operator.NginxOperatorSpec{Pod: &operator.PodOptions{Affinity: &corev1.Affinity{PodAffinity: &corev1.PodAffinity{}}}}, "spec.pod.affinity", `create pods`},
+		{"priority class", operator.NginxOperatorSpec{Pod: &operator.PodOptions{PriorityClassName: "system-cluster-critical"}}, "spec.pod.priorityClassName", `create pods`},
+		{"spread by other pods", operator.NginxOperatorSpec{Pod: &operator.PodOptions{TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{LabelSelector: &metav1.LabelSelector{}}}}}, "spec.pod.topologySpreadConstraints[0].labelSelector", `create pods`},
+		{"PodDisruptionBudget", operator.NginxOperatorSpec{PodDisruptionBudget: &operator.PodDisruptionBudgetSpec{}}, "spec.podDisruptionBudget", `create poddisruptionbudgets.policy`},
+		{"Service labels", operator.NginxOperatorSpec{Service: &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP, Labels: map[string]string{"a": "b"}}}, "spec.service.labels", `create services`},
+		{"Service annotations", operator.NginxOperatorSpec{Service: &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP, Annotations: map[string]string{"a": "b"}}}, "spec.service.annotations", `create services`},
 		{"privileged", operator.NginxOperatorSpec{SecurityContext: &corev1.SecurityContext{Privileged: ptr.To(true)}}, "spec.securityContext.privileged", `create pods`},
 		{"capability", operator.NginxOperatorSpec{SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_BIND_SERVICE", "SYS_ADMIN"}}}}, "spec.securityContext.capabilities.add[1]", `create pods`},
 		{"root", operator.NginxOperatorSpec{Pod: &operator.PodOptions{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](0)}}}, "spec.pod.securityContext.runAsUser", `create pods`},
@@ -124,8 +140,9 @@ func TestWhatTheRestrictedProfileAllowsNeedsNothing(t *testing.T) {
 		Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}},
 		Service:         &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP},
 		SecurityContext: &corev1.SecurityContext{RunAsNonRoot: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_BIND_SERVICE"}}},
-		Pod:             &operator.PodOptions{ServiceAccountName: "default", SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](101), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}},
-		Config:          &operator.ConfigSource{Inline: "events {}"},
+		Pod: &operator.PodOptions{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](101), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+			TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname", WhenUnsatisfiable: corev1.ScheduleAnyway}}},
+		Config: &operator.ConfigSource{Inline: "events {}"},
 	}
 	g := &grants{}
 	if err := validate(t, g, attributes(nginx(spec), nil, admission.Create, "")); err != nil || len(g.asked) != 0 {
@@ -133,25 +150,55 @@ func TestWhatTheRestrictedProfileAllowsNeedsNothing(t *testing.T) {
 	}
 }
 
-func TestUpdatesAreCheckedForWhatTheyAdd(t *testing.T) {
-	old := nginx(operator.NginxOperatorSpec{TLS: []operator.TLSSecret{{SecretName: "db"}}, Service: &operator.ServiceSpec{Type: operator.ServiceTypeNodePort}})
+func TestUpdatesAreJudgedOnTheResult(t *testing.T) {
+	// An admin's object: a Secret, a ServiceAccount, a NodePort.
+	old := nginx(operator.NginxOperatorSpec{Image: "nginx:1", TLS: []operator.TLSSecret{{SecretName: "db"}},
+		Pod: &operator.PodOptions{ServiceAccountName: "deployer"}, Service: &operator.ServiceSpec{Type: operator.ServiceTypeNodePort}})
+	old.Labels = map[string]string{"team": "a"}
+
+	// Writes that cannot change the pods ask nothing: another writer (the HPA, a teammate
+	// without Secret access) scales, labels or writes status.
 	replicas := old.DeepCopy()
 	replicas.Spec.Replicas = ptr.To[int32](3)
-	g := &grants{}
-	// Another writer (the HPA, a teammate without Secret access) changes something else.
-	if err := validate(t, g, attributes(replicas, old, admission.Update, "")); err != nil || len(g.asked) != 0 {
-		t.Errorf("an update that keeps the accepted references: %v, questions %v", err, g.asked)
+	relabelled := old.DeepCopy()
+	relabelled.Labels["team"], relabelled.Annotations = "b", map[string]string{"note": "x"}
+	qps := old.DeepCopy()
+	qps.Spec.QPS = &operator.QPSSpec{SinglePodQPS: 10, TotalQPS: 100}
+	for name, updated := range map[string]*operator.NginxOperator{"replicas": replicas, "labels and annotations": relabelled, "qps": qps, "nothing": old.DeepCopy()} {
+		g := &grants{}
+		if err := validate(t, g, attributes(updated, old, admission.Update, "")); err != nil || len(g.asked) != 0 {
+			t.Errorf("an update of %s: %v, questions %v", name, err, g.asked)
+		}
 	}
 	for _, sub := range []string{"status", "scale"} {
-		if err := validate(t, g, attributes(replicas, old, admission.Update, sub)); err != nil || len(g.asked) != 0 {
+		g := &grants{}
+		changed := old.DeepCopy()
+		changed.Spec.Image = "evil:1"
+		if err := validate(t, g, attributes(changed, old, admission.Update, sub)); err != nil || len(g.asked) != 0 {
 			t.Errorf("an update of /%s: %v, questions %v", sub, err, g.asked)
 		}
 	}
-	added := old.DeepCopy()
-	added.Spec.TLS = append(added.Spec.TLS, operator.TLSSecret{SecretName: "other"})
-	err := validate(t, g, attributes(added, old, admission.Update, ""))
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.tls[1].secretName") || strings.Contains(err.Error(), `"db"`) {
-		t.Errorf("an update adding a Secret: %v, want 403 naming only the new one", err)
+
+	// A writer who changes only the image inherits nothing: every reference of the result
+	// is asked for again.
+	image := old.DeepCopy()
+	image.Spec.Image = "evil:1"
+	err := validate(t, &grants{}, attributes(image, old, admission.Update, ""))
+	for _, want := range []string{"spec.tls[0].secretName", `get secrets "db"`, "spec.pod.serviceAccountName", "spec.service.type"} {
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("an image change over an admin's references: %v, want 403 naming %s", err, want)
+		}
+	}
+	// An env reference to a Secret the object already mounts is a new grant to a new image.
+	env := image.DeepCopy()
+	env.Spec.Env = []corev1.EnvVar{{Name: "K", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "db"}, Key: "tls.key"}}}}
+	if err := validate(t, &grants{allowed: map[string]bool{"create serviceaccounts/token deployer": true, "create services": true}}, attributes(env, old, admission.Update, "")); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "spec.env[0].valueFrom.secretKeyRef.name") {
+		t.Errorf("an env reference to the admin's Secret: %v, want 403", err)
+	}
+	// The writer who holds every permission may make the same change.
+	all := &grants{allowed: map[string]bool{"get secrets db": true, "create serviceaccounts/token deployer": true, "create services": true}}
+	if err := validate(t, all, attributes(env, old, admission.Update, "")); err != nil {
+		t.Errorf("an authorized writer's update: %v", err)
 	}
 }
 

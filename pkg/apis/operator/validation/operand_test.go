@@ -100,6 +100,9 @@ func TestValidateOperandOptions(t *testing.T) {
 		{name: "pod labels may not replace the controller's", mutate: func(o *operator.NginxOperator) {
 			pod(o).Labels = map[string]string{"app.kubernetes.io/instance": "other", "bad key!": "x"}
 		}, want: []string{"FieldValueInvalid spec.pod.labels", "FieldValueForbidden spec.pod.labels[app.kubernetes.io/instance]"}},
+		{name: "pod annotations may not set the controller's", mutate: func(o *operator.NginxOperator) {
+			pod(o).Annotations = map[string]string{"operator.example.com/content-sync": "x", "prometheus.io/scrape": "true"}
+		}, want: []string{"FieldValueForbidden spec.pod.annotations[operator.example.com/content-sync]"}},
 		{name: "tolerations", mutate: func(o *operator.NginxOperator) {
 			pod(o).Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpEqual, Value: "x"}, {Key: "a", Operator: "Maybe"},
 				{Key: "b", Operator: corev1.TolerationOpExists, Value: "v"}, {Key: "c", Effect: "Sometimes"}, {Key: "d", TolerationSeconds: ptr.To[int64](5)}}

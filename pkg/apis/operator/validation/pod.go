@@ -18,6 +18,7 @@ package validation
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -50,7 +51,7 @@ var (
 // Deployment's refusal reports in status.
 func validatePodOptions(pod *operator.PodOptions, fldPath *field.Path) field.ErrorList {
 	allErrs := validateUserLabels(pod.Labels, fldPath.Child("labels"))
-	allErrs = append(allErrs, apimachineryvalidation.ValidateAnnotations(pod.Annotations, fldPath.Child("annotations"))...)
+	allErrs = append(allErrs, validateUserAnnotations(pod.Annotations, fldPath.Child("annotations"))...)
 	allErrs = append(allErrs, metav1validation.ValidateLabels(pod.NodeSelector, fldPath.Child("nodeSelector"))...)
 	for i := range pod.Tolerations {
 		allErrs = append(allErrs, validateToleration(&pod.Tolerations[i], fldPath.Child("tolerations").Index(i))...)
@@ -80,6 +81,22 @@ func validateUserLabels(labels map[string]string, fldPath *field.Path) field.Err
 	for _, key := range sets.List(sets.KeySet(labels)) {
 		if reservedLabels.Has(key) {
 			allErrs = append(allErrs, field.Forbidden(fldPath.Key(key), "is set by the controller, which selects its pods and Services by it"))
+		}
+	}
+	return allErrs
+}
+
+// reservedAnnotationPrefix marks the pod annotations the controller and its sidecar
+// communicate through (content hashes, reload asks, the status server): a user's value
+// would steer them, so the controller's own always win and users may set none.
+const reservedAnnotationPrefix = operator.GroupName + "/"
+
+// validateUserAnnotations checks annotations added to the controller's own.
+func validateUserAnnotations(annotations map[string]string, fldPath *field.Path) field.ErrorList {
+	allErrs := apimachineryvalidation.ValidateAnnotations(annotations, fldPath)
+	for _, key := range sets.List(sets.KeySet(annotations)) {
+		if strings.HasPrefix(key, reservedAnnotationPrefix) {
+			allErrs = append(allErrs, field.Forbidden(fldPath.Key(key), "keys under "+reservedAnnotationPrefix+" are set by the controller"))
 		}
 	}
 	return allErrs
