@@ -21,8 +21,10 @@ package controller
 
 import (
 	"encoding/json"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -44,6 +46,8 @@ const (
 	// PreStopDelaySeconds is how long a terminating nginx pod keeps serving before nginx
 	// is asked to stop: longer than kube-proxy takes to drop it from the Service.
 	PreStopDelaySeconds = 5
+	// controllerAnnotationPrefix is that of the pod annotations the controller sets.
+	controllerAnnotationPrefix = v1alpha2.GroupName + "/"
 	// ManagedByLabel marks every Deployment and Service the controller applies, with
 	// the value FieldManager; the informer caches hold only objects that carry it.
 	ManagedByLabel = operand.ManagedByLabel
@@ -91,10 +95,9 @@ func Deployment(no *v1alpha2.NginxOperator, contentHash string) (*appsv1ac.Deplo
 // DeploymentWithExporter is Deployment with the exporter image the controller was given.
 func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterImage string) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	spec := &no.Spec
-	// When nginx exits, the last lines it logged (a configuration error, say) become the
-	// termination message that status quotes.
+	// The termination message policy is left to its default, File: nginx's log lines never
+	// reach the pod's status, which more readers see than may read its logs.
 	container := corev1ac.Container().WithName(ContainerName).WithImage(spec.Image).
-		WithTerminationMessagePolicy(corev1.TerminationMessageFallbackToLogsOnError).
 		// A terminating pod keeps serving while kube-proxy and load balancers stop sending
 		// to it, so a rollout drops no request. The kubelet sleeps: images need no shell.
 		WithLifecycle(corev1ac.Lifecycle().WithPreStop(corev1ac.LifecycleHandler().WithSleep(corev1ac.SleepAction().WithSeconds(PreStopDelaySeconds))))
@@ -128,13 +131,16 @@ func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterIma
 			WithReadinessProbe(probe(probePort, spec.HealthcheckPath).WithPeriodSeconds(5)).
 			WithLivenessProbe(probe(probePort, spec.HealthcheckPath).WithInitialDelaySeconds(10).WithPeriodSeconds(10))
 	}
-	if spec.SecurityContext != nil {
-		sc, err := convert[corev1ac.SecurityContextApplyConfiguration](spec.SecurityContext)
-		if err != nil {
-			return nil, err
-		}
-		container.WithSecurityContext(sc)
+	var podSecurity *corev1.PodSecurityContext
+	if spec.Pod != nil {
+		podSecurity = spec.Pod.SecurityContext
 	}
+	containerSecurity, podSecurity := restrictedSecurity(spec.SecurityContext, podSecurity)
+	sc, err := convert[corev1ac.SecurityContextApplyConfiguration](containerSecurity)
+	if err != nil {
+		return nil, err
+	}
+	container.WithSecurityContext(sc)
 	volumes, volumeMounts := mounts(no)
 	container.WithVolumeMounts(volumeMounts...)
 	containers := []*corev1ac.ContainerApplyConfiguration{container}
@@ -142,6 +148,13 @@ func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterIma
 	// names a ServiceAccount, which its writer was authorized to act as (docs/security.md).
 	automountToken := spec.Pod != nil && spec.Pod.ServiceAccountName != ""
 	podSpec := corev1ac.PodSpec().WithAutomountServiceAccountToken(automountToken)
+	if !apiequality.Semantic.DeepEqual(podSecurity, &corev1.PodSecurityContext{}) {
+		psc, err := convert[corev1ac.PodSecurityContextApplyConfiguration](podSecurity)
+		if err != nil {
+			return nil, err
+		}
+		podSpec.WithSecurityContext(psc)
+	}
 	metrics := MetricsEnabled(spec)
 	if metrics {
 		containers, volumes = withMetrics(no, exporterImage, podSpec, container, volumes)
@@ -149,25 +162,29 @@ func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterIma
 	podSpec.WithContainers(containers...).WithVolumes(volumes...)
 	template := corev1ac.PodTemplateSpec().WithSpec(podSpec)
 	annotations := map[string]string{}
-	if metrics {
-		annotations[StatusConfigAnnotation] = StatusConfig
-	}
 	reload := Reloads(spec)
-	if reload && spec.Config != nil {
-		annotations[MainConfigAnnotation] = MainConfig
-	}
 	if pod := spec.Pod; pod != nil {
 		if err := setPodOptions(podSpec, pod, SelectorLabels(no)); err != nil {
 			return nil, err
 		}
 		template.WithLabels(pod.Labels)
+		// The controller's prefix is its own (validation refuses it): a user's value could
+		// steer the sidecar or the reload handshake, so none is copied, stored before or not.
 		for k, v := range pod.Annotations {
-			annotations[k] = v
+			if !strings.HasPrefix(k, controllerAnnotationPrefix) {
+				annotations[k] = v
+			}
 		}
 	}
-	// The controller's own labels and annotations win over the user's (validation
-	// refuses the clashing labels; annotations are overwritten).
+	// The controller's own labels and annotations are set last, so they win over the
+	// user's (validation refuses the clashing labels).
 	template.WithLabels(objectLabels(no))
+	if metrics {
+		annotations[StatusConfigAnnotation] = StatusConfig
+	}
+	if reload && spec.Config != nil {
+		annotations[MainConfigAnnotation] = MainConfig
+	}
 	if spec.ForceRedeploy != "" {
 		annotations[ForceRedeployAnnotation] = spec.ForceRedeploy
 	}

@@ -23,9 +23,10 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-// setPodOptions copies spec.pod's placement, identity and security settings into the
-// pod spec. A topology spread constraint without a label selector spreads the
-// NginxOperator's own pods, which is what a user leaving it out means.
+// setPodOptions copies spec.pod's placement and identity settings into the pod spec; its
+// security context is merged with the restricted defaults (restricted.go). A topology
+// spread constraint without a label selector spreads the NginxOperator's own pods, which
+// is what a user leaving it out means.
 func setPodOptions(podSpec *corev1ac.PodSpecApplyConfiguration, pod *v1alpha2.PodOptions, selector map[string]string) error {
 	if len(pod.NodeSelector) > 0 {
 		podSpec.WithNodeSelector(pod.NodeSelector)
@@ -62,13 +63,6 @@ func setPodOptions(podSpec *corev1ac.PodSpecApplyConfiguration, pod *v1alpha2.Po
 	}
 	if pod.ServiceAccountName != "" {
 		podSpec.WithServiceAccountName(pod.ServiceAccountName)
-	}
-	if pod.SecurityContext != nil {
-		sc, err := convert[corev1ac.PodSecurityContextApplyConfiguration](pod.SecurityContext)
-		if err != nil {
-			return err
-		}
-		podSpec.WithSecurityContext(sc)
 	}
 	return nil
 }
