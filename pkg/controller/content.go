@@ -36,9 +36,9 @@ import (
 )
 
 // mountedContent hashes what spec.config, spec.files and spec.tls mount. problems lists
-// references the pods cannot mount as they are: a missing ConfigMap, Secret or key; the
-// pods wait for them. refused lists references that are never mounted (a Secret in
-// spec.tls that is not of type kubernetes.io/tls). The hash is "" when nothing is mounted,
+// references the pods cannot mount as they are: a missing ConfigMap or key; the pods wait
+// for them. refused lists references that are not mounted: a Secret in spec.tls that is
+// missing or not of type kubernetes.io/tls, in words that do not tell which. The hash is "" when nothing is mounted,
 // so a spec without mounts keeps the pod template it always had. volumes has the
 // reload.ContentHash of each content volume's files, by volume name, for Reload mode.
 func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, volumes map[string]string, problems, refused []string, err error) {
@@ -150,7 +150,7 @@ func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef)
 	if err := r.Client.Get(ctx, nn, meta); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.digests.forget(nn, ref)
-			return digest{problem: fmt.Sprintf("%s %s not found", ref.kind, ref.name)}, nil
+			return missing(ref), nil
 		}
 		return digest{}, err
 	}
@@ -168,13 +168,28 @@ func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef)
 	}
 	if err := r.APIReader.Get(ctx, nn, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			return digest{problem: fmt.Sprintf("%s %s not found", ref.kind, ref.name)}, nil
+			return missing(ref), nil
 		}
 		return digest{}, err
 	}
 	d := digestOf(obj, ref)
 	r.digests.put(nn, ref, d)
 	return d, nil
+}
+
+// missing is the digest of a referenced object that does not exist. The pods wait for a
+// ConfigMap; a Secret is refused as one of the wrong type is, with the same words, so that
+// status, which readers without access to Secrets see, does not tell whether it exists.
+func missing(ref mountRef) digest {
+	if ref.kind == "Secret" {
+		return digest{refused: unmountableSecret(ref.name)}
+	}
+	return digest{problem: fmt.Sprintf("%s %s not found", ref.kind, ref.name)}
+}
+
+// unmountableSecret says why a Secret in spec.tls is not mounted, missing or not.
+func unmountableSecret(name string) string {
+	return fmt.Sprintf("Secret %s is missing or not of type %s; only %s Secrets are mounted", name, corev1.SecretTypeTLS, corev1.SecretTypeTLS)
 }
 
 // digestOf hashes the mounted part of a ConfigMap or Secret and says what keeps the pods
@@ -207,7 +222,7 @@ func digestOf(obj client.Object, ref mountRef) digest {
 		// spec.tls serves a certificate: a Secret of another type (a password, a token) is
 		// never put where nginx could serve it.
 		if o.Type != corev1.SecretTypeTLS {
-			d.refused = fmt.Sprintf("Secret %s is of type %s, not %s; only %s Secrets are mounted", ref.name, o.Type, corev1.SecretTypeTLS, corev1.SecretTypeTLS)
+			d.refused = unmountableSecret(ref.name)
 		}
 		for _, k := range sortedKeys(o.Data) {
 			writeEntry(h, "data", k, o.Data[k])

@@ -134,9 +134,9 @@ func podFailure(pod *corev1.Pod, now time.Time) (reason, message string, wait ti
 			case imagePullReasons.Has(w.Reason):
 				return v1alpha2.ReasonImagePullFailed, withReason(w.Reason, w.Message), 0
 			case containerConfigReasons.Has(w.Reason):
-				return v1alpha2.ReasonContainerConfigFailed, withReason(w.Reason, w.Message), 0
+				return v1alpha2.ReasonContainerConfigFailed, withReason(w.Reason, containerConfigMessage(w.Message)), 0
 			case w.Reason == "CrashLoopBackOff":
-				return v1alpha2.ReasonContainerCrashing, crashMessage(&cs), 0
+				return v1alpha2.ReasonContainerCrashing, crashMessage(pod.Name, &cs), 0
 			}
 		}
 		if r := cs.State.Running; r != nil && !cs.Ready {
@@ -153,6 +153,19 @@ func podFailure(pod *corev1.Pod, now time.Time) (reason, message string, wait ti
 	return "", "", 0
 }
 
+// secretProblem is what status says of the kubelet's messages about a Secret the
+// container references: whether it exists, or has the key, is not told to readers of
+// status who may not read Secrets.
+const secretProblem = "a Secret the container references is missing, or lacks the key it names (kubectl describe pod says which)"
+
+// containerConfigMessage is the kubelet's message, unless it is about a Secret.
+func containerConfigMessage(message string) string {
+	if strings.Contains(strings.ToLower(message), "secret") {
+		return secretProblem
+	}
+	return message
+}
+
 func withReason(reason, message string) string {
 	if message == "" {
 		return reason
@@ -160,20 +173,18 @@ func withReason(reason, message string) string {
 	return reason + ": " + message
 }
 
-// crashMessage quotes how nginx last ended: its exit code and, through the container's
-// FallbackToLogsOnError policy, the last lines it logged, e.g. a configuration error.
-func crashMessage(cs *corev1.ContainerStatus) string {
+// crashMessage says how nginx last ended: restarts, exit code and reason. Its output, or
+// a termination message the image wrote, is never quoted: readers of status need not
+// be allowed to read the pod's logs.
+func crashMessage(pod string, cs *corev1.ContainerStatus) string {
 	msg := fmt.Sprintf("CrashLoopBackOff: restarted %d times", cs.RestartCount)
 	if t := cs.LastTerminationState.Terminated; t != nil {
 		msg += fmt.Sprintf(", last exit code %d", t.ExitCode)
 		if t.Reason != "" {
 			msg += " (" + t.Reason + ")"
 		}
-		if text := strings.TrimSpace(t.Message); text != "" {
-			msg += ": " + text
-		}
 	}
-	return msg
+	return msg + fmt.Sprintf("; nginx's output: kubectl logs %s -c %s --previous", pod, ContainerName)
 }
 
 func phrase(reason string) string {

@@ -58,6 +58,7 @@ func TestSummarizePodFailures(t *testing.T) {
 		pods        []corev1.Pod
 		wantReason  string
 		wantMessage []string
+		notMessage  []string
 		wantRecheck time.Duration
 	}{{
 		name: "all running and ready",
@@ -78,10 +79,17 @@ func TestSummarizePodFailures(t *testing.T) {
 		wantReason:  v1alpha2.ReasonContainerConfigFailed,
 		wantMessage: []string{"cannot create the nginx container", "runAsNonRoot"},
 	}, {
-		name:        "crash loop quotes nginx's last words",
+		name:        "crash loop: restarts, exit code and where to read nginx's output, never the output",
 		pods:        []corev1.Pod{crashing},
 		wantReason:  v1alpha2.ReasonContainerCrashing,
-		wantMessage: []string{"restarted 3 times, last exit code 1 (Error)", `unknown directive "lisen"`},
+		wantMessage: []string{"pod web-c: CrashLoopBackOff: restarted 3 times, last exit code 1 (Error); nginx's output: kubectl logs web-c -c nginx --previous"},
+		notMessage:  []string{"lisen", "emerg"},
+	}, {
+		name:        "container config about a Secret: not whether it exists or lacks the key",
+		pods:        []corev1.Pod{waitingPod("web-a", "CreateContainerConfigError", `couldn't find key password in Secret shop/db`), waitingPod("web-b", "CreateContainerConfigError", `secret "db" not found`)},
+		wantReason:  v1alpha2.ReasonContainerConfigFailed,
+		wantMessage: []string{"CreateContainerConfigError: " + secretProblem},
+		notMessage:  []string{"password", "not found", `"db"`},
 	}, {
 		name:        "not ready past the grace period",
 		pods:        []corev1.Pod{runningPod("web-a", false, 2*time.Minute)},
@@ -120,6 +128,11 @@ func TestSummarizePodFailures(t *testing.T) {
 			for _, want := range tc.wantMessage {
 				if !strings.Contains(failure.Message, want) {
 					t.Errorf("message %q lacks %q", failure.Message, want)
+				}
+			}
+			for _, not := range tc.notMessage {
+				if strings.Contains(failure.Message, not) {
+					t.Errorf("message %q quotes %q", failure.Message, not)
 				}
 			}
 		})
