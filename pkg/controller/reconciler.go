@@ -127,6 +127,11 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 		// reference is fixed; a change of either reconciles again.
 		withheld = "the Deployment is not updated: " + strings.Join(refused, "; ")
 		deployment, _ = r.liveDeployment(ctx, no)
+	case configMapBlocked != "":
+		// The pods would mount a ConfigMap someone else writes: its writer would choose
+		// what nginx runs, with the pods' Secrets. Kept as they are until it is gone.
+		configMapBlocked += "; the Deployment is not updated until then"
+		deployment, _ = r.liveDeployment(ctx, no)
 	default:
 		deployment, deploymentBlocked, deploymentErr = r.ensureDeployment(ctx, no, contentHash)
 	}
@@ -138,7 +143,7 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 	// refused waits, as a rollout would.
 	var reloadObs ReloadObservation
 	var reloadErr error
-	if Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && len(problems) == 0 && len(volumes) > 0 {
+	if Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && configMapBlocked == "" && len(problems) == 0 && len(volumes) > 0 {
 		var reloadRecheck time.Duration
 		reloadObs, reloadRecheck, reloadErr = r.ensurePodContent(ctx, no, reload.FormatContentHashes(volumes), pods)
 		if recheck == 0 || (reloadRecheck > 0 && reloadRecheck < recheck) {

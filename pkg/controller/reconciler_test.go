@@ -382,6 +382,67 @@ func TestReconcileNeverTakesOverForeignObjects(t *testing.T) {
 	}
 }
 
+// The ConfigMap of an inline configuration that someone else controls is never mounted:
+// its writer would choose what nginx runs. The Deployment is neither created nor changed.
+func TestReconcileMountsNoForeignConfigMap(t *testing.T) {
+	stranger := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-nginx-conf", Namespace: "shop"},
+		Data: map[string]string{"nginx.conf": "http { server { location / { alias /etc/nginx/tls/; } } }"}}
+	inline := sample("web")
+	inline.Spec.Config = &v1alpha2.ConfigSource{Inline: "events {}\nhttp {}\n"}
+	blocked := func(h *harness) {
+		t.Helper()
+		for _, typ := range []string{v1alpha2.ConditionOperatorDegraded, v1alpha2.ConditionStalled} {
+			c := h.condition("web", typ)
+			if c.Status != metav1.ConditionTrue || c.Reason != v1alpha2.ReasonOperatorResourceNotAvailable ||
+				!strings.Contains(c.Message, "ConfigMap shop/web-nginx-conf exists and is not controlled by this NginxOperator") ||
+				!strings.Contains(c.Message, "the Deployment is not updated") {
+				t.Errorf("%s = %+v", typ, c)
+			}
+		}
+	}
+
+	// A new NginxOperator: no Deployment at all.
+	h := newHarness(t, inline.DeepCopy(), stranger.DeepCopy())
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Service,update status" {
+		t.Errorf("with a foreign ConfigMap, a new NginxOperator wrote %q", got)
+	}
+	if err := h.client.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "web"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a Deployment exists: %v", err)
+	}
+	blocked(h)
+
+	// A running NginxOperator that turns to an inline configuration: its pods stay as they are.
+	h = newHarness(t, sample("web"), stranger.DeepCopy())
+	h.reconcile("web")
+	h.deploymentAvailable("web", 2)
+	before := &appsv1.Deployment{}
+	h.get("web", before)
+	h.changeSpec("web", func(spec *v1alpha2.NginxOperatorSpec) { spec.Config = inline.Spec.Config })
+	if got := strings.Join(h.reconcile("web"), ","); got != "update status" {
+		t.Errorf("with a foreign ConfigMap, a changed NginxOperator wrote %q", got)
+	}
+	after := &appsv1.Deployment{}
+	h.get("web", after)
+	if after.ResourceVersion != before.ResourceVersion || len(after.Spec.Template.Spec.Volumes) != 0 {
+		t.Errorf("the Deployment changed: volumes %+v", after.Spec.Template.Spec.Volumes)
+	}
+	blocked(h)
+	no := &v1alpha2.NginxOperator{}
+	h.get("web", no)
+	if no.Status.AvailableReplicas != 2 {
+		t.Errorf("status no longer shows the Deployment that serves: %+v", no.Status)
+	}
+
+	// Once it is gone, the controller's own ConfigMap is made and mounted.
+	if err := h.client.Delete(context.Background(), stranger.DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	h.writes.take()
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply ConfigMap,apply Deployment,update status" {
+		t.Errorf("after the foreign ConfigMap went: %q", got)
+	}
+}
+
 func TestReconcileQPSModeAndDeletedObjects(t *testing.T) {
 	no := sample("api")
 	no.Spec.Replicas = nil
