@@ -59,20 +59,37 @@ const (
 // ReloadStateReader reads the state the sidecar of a pod reports (reload.State).
 type ReloadStateReader func(ctx context.Context, pod *corev1.Pod) (reload.State, error)
 
+// sidecarClient reads the sidecars. A pod's configuration may take the exporter's port
+// and answer for it: so no proxy, and a redirect is an answer other than 200, never
+// followed, so the controller's requests go to the pod's IP and port only.
+var sidecarClient = &http.Client{
+	Transport: func() *http.Transport {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.Proxy = nil
+		return t
+	}(),
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
 // HTTPReloadState reads the sidecar's state from the pod's IP, on the exporter's port.
 func HTTPReloadState(ctx context.Context, pod *corev1.Pod) (reload.State, error) {
 	var state reload.State
 	if pod.Status.PodIP == "" {
 		return state, fmt.Errorf("pod %s has no IP yet", pod.Name)
 	}
+	return readSidecarState(ctx, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort))+reload.StatePath)
+}
+
+// readSidecarState reads the state at url with sidecarClient.
+func readSidecarState(ctx context.Context, url string) (reload.State, error) {
+	var state reload.State
 	ctx, cancel := context.WithTimeout(ctx, reloadReadTimeout)
 	defer cancel()
-	url := "http://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort)) + reload.StatePath
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return state, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := sidecarClient.Do(req)
 	if err != nil {
 		return state, err
 	}

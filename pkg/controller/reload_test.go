@@ -19,8 +19,11 @@ package controller
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -271,6 +274,33 @@ func TestRolloutModeLeavesPodsAlone(t *testing.T) {
 	}
 	if _, found := h.deployment("web").Spec.Template.Annotations[ContentHashAnnotation]; !found {
 		t.Errorf("Rollout mode's template lacks %s", ContentHashAnnotation)
+	}
+}
+
+// The sidecar's port answers whatever the pod's configuration says: a redirect is an
+// error, not followed, and no proxy sees the request.
+func TestSidecarReadsFollowNoRedirect(t *testing.T) {
+	var elsewhere atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		elsewhere.Add(1)
+		_, _ = w.Write([]byte(`{"loaded": "x"}`))
+	}))
+	defer target.Close()
+	for _, code := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		pod := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL+reload.StatePath, code)
+		}))
+		state, err := readSidecarState(context.Background(), pod.URL+reload.StatePath)
+		pod.Close()
+		if err == nil || !strings.Contains(err.Error(), http.StatusText(code)) {
+			t.Errorf("%d: state %+v, error %v; want the redirect as an error", code, state, err)
+		}
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect's target got %d requests", n)
+	}
+	if sidecarClient.Transport.(*http.Transport).Proxy != nil {
+		t.Error("the sidecar client uses a proxy")
 	}
 }
 
