@@ -155,8 +155,14 @@ func deploySystem(t *testing.T) {
 	mustKubectl(t, "", "get", "nginxoperators", "-A")
 }
 
+// rootSecurityContext lets a stock nginx image run as root with the runtime's capabilities
+// but NET_RAW: a spec must say so, or the restricted defaults (runAsNonRoot, capabilities
+// dropped) keep a root image from starting.
+const rootSecurityContext = `{"runAsUser": 0, "capabilities": {"drop": ["NET_RAW"]}}`
+
 // servesTraffic creates NginxOperators through kube-apiserver and follows their traffic
 // to real nginx pods, through the ClusterIP and the NodePort, as the spec moves them.
+// nginxImage is the stock (root) nginx, which listens on 80 and 8080.
 func servesTraffic(t *testing.T, nginxImage string) {
 	holder := get(t, "get", "lease", "-n", systemNS, "nginx-operator-controller", "-o", "jsonpath={.spec.holderIdentity}")
 	if !strings.HasPrefix(holder, "nginx-operator-controller-") {
@@ -175,10 +181,11 @@ kind: NginxOperator
 metadata: {name: site, namespace: default}
 spec:
   image: %s
+  securityContext: %s
   replicas: 2
   ports: [{name: http, containerPort: 80}]
   service: {type: NodePort, ports: [{name: http, port: 80, nodePort: 30081}]}
-`, nginxImage), "apply", "-f", "-")
+`, nginxImage, rootSecurityContext), "apply", "-f", "-")
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "180s", "ngx/site")
 	t.Logf("NginxOperator site Available %s after creation", time.Since(created).Round(100*time.Millisecond))
 	if pods := readyPods(t, "default", "app.kubernetes.io/instance=site"); len(pods) != 2 {
@@ -213,8 +220,9 @@ kind: NginxOperator
 metadata: {name: capacity, namespace: default}
 spec:
   image: %s
+  securityContext: %s
   qps: {singlePodQPS: 100, totalQPS: 250}
-`, nginxImage), "apply", "-f", "-")
+`, nginxImage, rootSecurityContext), "apply", "-f", "-")
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "180s", "ngx/capacity")
 	waitFor(t, 2*time.Minute, "3 Ready nginx pods for 250 QPS at 100 per pod", func() bool {
 		return len(readyPods(t, "default", "app.kubernetes.io/instance=capacity")) == 3

@@ -125,7 +125,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 	t.Logf("kubectl get nginxoperators -A: %d objects", strings.Count(mustKubectl(t, "", "get", "nginxoperators", "-A", "-o", "name"), "\n"))
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "olm-site", "--ignore-not-found", "--wait=false") })
 	mustKubectl(t, `{"apiVersion": "operator.example.com/v1alpha2", "kind": "NginxOperator", "metadata": {"name": "olm-site", "namespace": "default"},
-	  "spec": {"image": "`+refs["NGINX_IMAGE"]+`", "replicas": 1, "ports": [{"name": "http", "containerPort": 80}]}}`, "apply", "-f", "-")
+	  "spec": {"image": "`+refs["NGINX_IMAGE"]+`", "securityContext": `+rootSecurityContext+`, "replicas": 1, "ports": [{"name": "http", "containerPort": 80}]}}`, "apply", "-f", "-")
 	mustKubectl(t, "", "wait", "--for", "condition=Available", "--timeout", "180s", "ngx/olm-site")
 	clusterIP := get(t, "get", "service", "olm-site", "-o", "jsonpath={.spec.clusterIP}")
 	t.Logf("installed by OLM: NginxOperator olm-site's welcome page after %s", waitForWelcome(t, clusterIP+":80").Round(100*time.Millisecond))

@@ -86,6 +86,7 @@ func upgradesWithoutLoss(t *testing.T, refs map[string]string) {
 	const ns = "upgrade-fields"
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
+	mustKubectl(t, fieldsTLSSecret, "create", "-n", ns, "-f", "-")
 	mustKubectl(t, fieldsObject, "create", "-n", ns, "-f", "-")
 	before := specFields(t, ns)
 

@@ -82,7 +82,7 @@ spec:
 	mustKubectl(t, leak, "apply", "-f", "-")
 	waitFor(t, 2*time.Minute, "status to say why db-creds is not mounted", func() bool {
 		messages, _, _ := kubectl(t, "", "get", "ngx", "leak", "-o", "jsonpath={.status.conditions[*].message}")
-		return strings.Contains(messages, "Secret db-creds is of type Opaque, not kubernetes.io/tls")
+		return strings.Contains(messages, "Secret db-creds is missing or not of type kubernetes.io/tls")
 	})
 	if _, errOut, err := kubectl(t, "", "get", "deployment", "leak"); err == nil || !strings.Contains(errOut, "NotFound") {
 		t.Fatalf("a Deployment exists for an NginxOperator that mounts an Opaque Secret: %v %s", err, errOut)

@@ -36,7 +36,10 @@ import (
 )
 
 // fieldsObject sets every spec field the previous release knows; replicas 0, so that
-// the names it mounts need not exist. Created as "fields" in a namespace of the test's.
+// the ConfigMaps it mounts need not exist. Created as "fields" in a namespace of the
+// test's, beside fieldsTLSSecret: a missing Secret in spec.tls keeps the controller from
+// updating the Deployment (as one of another type does), which would then not follow the
+// upgrade.
 const fieldsObject = `{"apiVersion": "operator.example.com/v1alpha2", "kind": "NginxOperator",
  "metadata": {"name": "fields", "labels": {"tier": "edge"}, "annotations": {"team": "web"}},
  "spec": {"image": "registry.example.com/nginx:1.27", "replicas": 0, "forceRedeploy": "2026-11-26",
@@ -55,6 +58,10 @@ const fieldsObject = `{"apiVersion": "operator.example.com/v1alpha2", "kind": "N
   "scratch": [{"name": "cache", "mountPath": "/var/cache/nginx", "sizeLimit": "64Mi"}],
   "metrics": {"enabled": true}}}`
 
+// fieldsTLSSecret is the Secret fieldsObject's spec.tls names; nothing reads its keys.
+const fieldsTLSSecret = `{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "site-tls"}, "type": "kubernetes.io/tls",
+ "stringData": {"tls.crt": "not read", "tls.key": "not read"}}`
+
 // upgradeAcrossReleases upgrades the Helm release from the previous release to this one,
 // cut as a release and pushed to a registry on loopback (registryRelease): the chart from
 // oci://, every image pulled from there by digest. It does so as docs/operations.md says,
@@ -66,6 +73,7 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 	chart, version, images, caFile := waitRegistryRelease(t)
 	fromRegistry := []string{chart, "--version", strings.TrimPrefix(version, "v"), "--ca-file", caFile, "--namespace", systemNS, "--wait", "--timeout", "5m"}
 	image, exporterImage, etcdImage := images["nginx-operator"], images["nginx-exporter"], images["etcd"]
+	mustKubectl(t, fieldsTLSSecret, "create", "-n", "kept", "-f", "-")
 	mustKubectl(t, fieldsObject, "create", "-n", "kept", "-f", "-")
 	before := specFields(t, "kept")
 
