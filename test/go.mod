@@ -142,6 +142,7 @@ require (
 	github.com/grafana/grafana-foundation-sdk/go v0.0.18
 	go.etcd.io/etcd/client/v3 v3.7.0
 	k8s.io/component-base v0.37.2
+	k8s.io/pod-security-admission v0.37.2
 )
 
 // Built against the product in this repository, never a published version.

@@ -100,6 +100,11 @@ func TestValidateOperandOptions(t *testing.T) {
 		{name: "pod labels may not replace the controller's", mutate: func(o *operator.NginxOperator) {
 			pod(o).Labels = map[string]string{"app.kubernetes.io/instance": "other", "bad key!": "x"}
 		}, want: []string{"FieldValueInvalid spec.pod.labels", "FieldValueForbidden spec.pod.labels[app.kubernetes.io/instance]"}},
+		{name: "procMount and AppArmor profiles", mutate: func(o *operator.NginxOperator) {
+			o.Spec.SecurityContext = &corev1.SecurityContext{ProcMount: ptr.To[corev1.ProcMountType]("Sometimes"), AppArmorProfile: &corev1.AppArmorProfile{Type: "Loose"}}
+			pod(o).SecurityContext = &corev1.PodSecurityContext{AppArmorProfile: &corev1.AppArmorProfile{Type: corev1.AppArmorProfileTypeLocalhost}}
+		}, want: []string{"FieldValueNotSupported spec.securityContext.appArmorProfile.type", "FieldValueNotSupported spec.securityContext.procMount",
+			"FieldValueRequired spec.pod.securityContext.appArmorProfile.localhostProfile"}},
 		{name: "pod annotations may not set the controller's", mutate: func(o *operator.NginxOperator) {
 			pod(o).Annotations = map[string]string{"operator.example.com/content-sync": "x", "prometheus.io/scrape": "true"}
 		}, want: []string{"FieldValueForbidden spec.pod.annotations[operator.example.com/content-sync]"}},

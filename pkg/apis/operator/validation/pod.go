@@ -42,6 +42,8 @@ var (
 	supportedUnsatisfiable       = sets.New(corev1.DoNotSchedule, corev1.ScheduleAnyway)
 	supportedInclusionPolicies   = sets.New(corev1.NodeInclusionPolicyHonor, corev1.NodeInclusionPolicyIgnore)
 	supportedSeccompTypes        = sets.New(corev1.SeccompProfileTypeRuntimeDefault, corev1.SeccompProfileTypeUnconfined, corev1.SeccompProfileTypeLocalhost)
+	supportedAppArmorTypes       = sets.New(corev1.AppArmorProfileTypeRuntimeDefault, corev1.AppArmorProfileTypeUnconfined, corev1.AppArmorProfileTypeLocalhost)
+	supportedProcMounts          = sets.New(corev1.DefaultProcMount, corev1.UnmaskedProcMount)
 	supportedNodeOperators       = sets.New(corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists,
 		corev1.NodeSelectorOpDoesNotExist, corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt)
 )
@@ -282,7 +284,7 @@ func validateTopologySpread(constraints []corev1.TopologySpreadConstraint, fldPa
 
 // validatePodSecurityContext checks ids and profiles of the pod security context.
 func validatePodSecurityContext(sc *corev1.PodSecurityContext, fldPath *field.Path) field.ErrorList {
-	allErrs := validateIdentity(sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot, sc.SeccompProfile, fldPath)
+	allErrs := validateIdentity(sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot, sc.SeccompProfile, sc.AppArmorProfile, fldPath)
 	if sc.FSGroup != nil {
 		allErrs = append(allErrs, validateID(*sc.FSGroup, fldPath.Child("fsGroup"))...)
 	}
@@ -294,7 +296,10 @@ func validatePodSecurityContext(sc *corev1.PodSecurityContext, fldPath *field.Pa
 
 // validateSecurityContext checks the nginx container's security context.
 func validateSecurityContext(sc *corev1.SecurityContext, fldPath *field.Path) field.ErrorList {
-	allErrs := validateIdentity(sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot, sc.SeccompProfile, fldPath)
+	allErrs := validateIdentity(sc.RunAsUser, sc.RunAsGroup, sc.RunAsNonRoot, sc.SeccompProfile, sc.AppArmorProfile, fldPath)
+	if sc.ProcMount != nil && !supportedProcMounts.Has(*sc.ProcMount) {
+		allErrs = append(allErrs, field.NotSupported(fldPath.Child("procMount"), *sc.ProcMount, sets.List(supportedProcMounts)))
+	}
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		if sc.Privileged != nil && *sc.Privileged {
 			allErrs = append(allErrs, field.Invalid(fldPath.Child("allowPrivilegeEscalation"), false, "cannot be false when privileged is true"))
@@ -307,8 +312,8 @@ func validateSecurityContext(sc *corev1.SecurityContext, fldPath *field.Path) fi
 }
 
 // validateIdentity checks what pod and container security contexts share: the user and
-// group ids, runAsNonRoot against runAsUser, and the seccomp profile.
-func validateIdentity(runAsUser, runAsGroup *int64, runAsNonRoot *bool, seccomp *corev1.SeccompProfile, fldPath *field.Path) field.ErrorList {
+// group ids, runAsNonRoot against runAsUser, and the seccomp and AppArmor profiles.
+func validateIdentity(runAsUser, runAsGroup *int64, runAsNonRoot *bool, seccomp *corev1.SeccompProfile, appArmor *corev1.AppArmorProfile, fldPath *field.Path) field.ErrorList {
 	var allErrs field.ErrorList
 	if runAsUser != nil {
 		allErrs = append(allErrs, validateID(*runAsUser, fldPath.Child("runAsUser"))...)
@@ -322,7 +327,24 @@ func validateIdentity(runAsUser, runAsGroup *int64, runAsNonRoot *bool, seccomp 
 	if seccomp != nil {
 		allErrs = append(allErrs, validateSeccomp(seccomp, fldPath.Child("seccompProfile"))...)
 	}
+	if appArmor != nil {
+		allErrs = append(allErrs, validateAppArmor(appArmor, fldPath.Child("appArmorProfile"))...)
+	}
 	return allErrs
+}
+
+// validateAppArmor refuses what kube-apiserver would refuse in the Deployment, where the
+// refusal would reach only status.
+func validateAppArmor(p *corev1.AppArmorProfile, fldPath *field.Path) field.ErrorList {
+	switch {
+	case !supportedAppArmorTypes.Has(p.Type):
+		return field.ErrorList{field.NotSupported(fldPath.Child("type"), p.Type, sets.List(supportedAppArmorTypes))}
+	case p.Type == corev1.AppArmorProfileTypeLocalhost && (p.LocalhostProfile == nil || *p.LocalhostProfile == ""):
+		return field.ErrorList{field.Required(fldPath.Child("localhostProfile"), "must be set when type is Localhost")}
+	case p.Type != corev1.AppArmorProfileTypeLocalhost && p.LocalhostProfile != nil:
+		return field.ErrorList{field.Invalid(fldPath.Child("localhostProfile"), *p.LocalhostProfile, "may only be set when type is Localhost")}
+	}
+	return nil
 }
 
 func validateID(id int64, fldPath *field.Path) field.ErrorList {
