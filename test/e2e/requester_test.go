@@ -54,6 +54,25 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			[]string{"--verb=create", "--resource=pods"}},
 		{"NodePort", "service: {type: NodePort}", "spec.service.type", "create services",
 			[]string{"--verb=create", "--resource=services"}},
+		// The namespace's default ServiceAccount's token is a token all the same.
+		{"default ServiceAccount", "pod: {serviceAccountName: default}", "spec.pod.serviceAccountName", `create serviceaccounts/token "default"`,
+			[]string{"--verb=create", "--resource=serviceaccounts/token", "--resource-name=default"}},
+		// Labels make the pods endpoints of another team's Service; annotations steer the
+		// kubelet (AppArmor); placement reaches tainted nodes and other namespaces' pods.
+		{"pod labels", "pod: {labels: {app: payments}}", "spec.pod.labels", "create pods",
+			[]string{"--verb=create", "--resource=pods"}},
+		{"AppArmor annotation", "pod: {annotations: {container.apparmor.security.beta.kubernetes.io/nginx: unconfined}}", "spec.pod.annotations", "create pods",
+			[]string{"--verb=create", "--resource=pods"}},
+		{"tolerations", "pod: {tolerations: [{operator: Exists}]}", "spec.pod.tolerations", "create pods",
+			[]string{"--verb=create", "--resource=pods"}},
+		{"priority class", "pod: {priorityClassName: system-cluster-critical}", "spec.pod.priorityClassName", "create pods",
+			[]string{"--verb=create", "--resource=pods"}},
+		{"node affinity by name", "pod: {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [control-plane]}]}]}}}}",
+			"spec.pod.affinity", "create pods", []string{"--verb=create", "--resource=pods"}},
+		{"pod affinity across namespaces", "pod: {affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, namespaceSelector: {}, labelSelector: {matchLabels: {app: payments}}}]}}}",
+			"spec.pod.affinity", "create pods", []string{"--verb=create", "--resource=pods"}},
+		{"PodDisruptionBudget", "podDisruptionBudget: {maxUnavailable: 1}", "spec.podDisruptionBudget", "create poddisruptionbudgets.policy",
+			[]string{"--verb=create", "--resource=poddisruptionbudgets.policy"}},
 	}
 	// The cases side by side: each waits out our apiserver's cache of its own denial, and
 	// none asks for what another grants.
@@ -115,6 +134,87 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			if _, errOut, err := kubectl(t, manifest(step.enabled, step.update), "apply", "-f", "-", "-n", ns, "--as", writer); err != nil {
 				t.Fatalf("a writer with only NginxOperator rights applying scratch, metrics.enabled=%t and contentUpdate %s: %v %s", step.enabled, step.update, err, errOut)
 			}
+		}
+	})
+
+	// An admin's object mounts a Secret and runs as a ServiceAccount. The writer may update
+	// NginxOperators but not read the Secret: a new image, or the Secret's key in the
+	// environment, would hand both to the writer's code, so the whole result is judged.
+	// Writes that cannot change the pods still pass, and the admin's own update does.
+	t.Run("an update inherits no other writer's permissions", func(t *testing.T) {
+		t.Parallel()
+		mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: admins, namespace: %s}\n"+
+			"spec: {tls: [{secretName: web-tls}], pod: {serviceAccountName: deployer}}\n", ns), "create", "-f", "-")
+		asWriter := func(args ...string) (string, string, error) {
+			return kubectl(t, "", append(args, "-n", ns, "--as", writer)...)
+		}
+		for _, patch := range []string{`{"spec":{"image":"registry.example.com/writer:1"}}`,
+			`{"spec":{"env":[{"name":"K","valueFrom":{"secretKeyRef":{"name":"web-tls","key":"tls.key"}}}]}}`} {
+			_, errOut, err := asWriter("patch", "ngx", "admins", "--type=merge", "-p", patch)
+			if err == nil || !strings.Contains(errOut, "Forbidden") || !strings.Contains(errOut, `spec.tls[0].secretName (Secret "web-tls")`) ||
+				!strings.Contains(errOut, `create serviceaccounts/token "deployer"`) {
+				t.Errorf("the writer's patch %s of the admin's object: %v %s; want 403 naming the stored Secret and ServiceAccount", patch, err, errOut)
+			}
+		}
+		if got := get(t, "get", "ngx", "admins", "-n", ns, "-o", "jsonpath={.spec.image}|{.spec.env}"); strings.Contains(got, "writer") || strings.Contains(got, "K") {
+			t.Errorf("a refused patch changed the object: %s", got)
+		}
+		for _, args := range [][]string{{"label", "ngx", "admins", "team=b"}, {"annotate", "ngx", "admins", "note=x"}, {"scale", "ngx", "admins", "--replicas=2"}} {
+			if _, errOut, err := asWriter(args...); err != nil {
+				t.Errorf("the writer's %v, which cannot change the pods: %v %s", args, err, errOut)
+			}
+		}
+		mustKubectl(t, "", "patch", "ngx", "admins", "-n", ns, "--type=merge", "-p", `{"spec":{"image":"registry.example.com/admin:2"}}`)
+	})
+
+	// What a writer leaves out runs restricted, whatever the image, v1alpha1 objects
+	// included: the Deployment's pods are non-root, RuntimeDefault, no escalation, every
+	// capability but NET_BIND_SERVICE dropped, and mount no token.
+	t.Run("restricted by default whatever the image", func(t *testing.T) {
+		t.Parallel()
+		manifest := fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: stock, namespace: %[1]s}\nspec: {image: \"nginx:1.27.4\"}\n---\n"+
+			"apiVersion: operator.example.com/v1alpha1\nkind: NginxOperator\nmetadata: {name: legacy, namespace: %[1]s}\nspec: {port: 80}\n", ns)
+		if _, errOut, err := kubectl(t, manifest, "create", "-f", "-", "-n", ns, "--as", writer); err != nil {
+			t.Fatalf("a writer with NginxOperator rights creating a stock image and a v1alpha1 object: %v %s", err, errOut)
+		}
+		const template = `{.spec.template.spec.securityContext.runAsNonRoot} {.spec.template.spec.securityContext.seccompProfile.type} ` +
+			`{.spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation} {.spec.template.spec.containers[0].securityContext.capabilities} ` +
+			`{.spec.template.spec.automountServiceAccountToken}`
+		// The default image's spec says drop ALL itself (v1alpha2 defaulting); the stock
+		// image's leaves it to the controller, which also adds NET_BIND_SERVICE.
+		for name, capabilities := range map[string]string{"stock": `{"add":["NET_BIND_SERVICE"],"drop":["ALL"]}`, "legacy": `{"drop":["ALL"]}`} {
+			kc.WaitForOutput(t, 3*time.Minute, "true RuntimeDefault false "+capabilities+" false", "get", "deployment", name, "-n", ns, "-o", "jsonpath="+template)
+		}
+		if got := get(t, "get", "deployment", "legacy", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != "nginxinc/nginx-unprivileged:1.27.4" {
+			t.Errorf("a v1alpha1 object runs %q, want the unprivileged default image", got)
+		}
+		// Saying root is beyond the restricted profile.
+		_, errOut, err := kubectl(t, "", "patch", "ngx", "stock", "-n", ns, "--as", writer, "--type=merge", "-p", `{"spec":{"securityContext":{"runAsNonRoot":false}}}`)
+		if err == nil || !strings.Contains(errOut, "spec.securityContext.runAsNonRoot") || !strings.Contains(errOut, "create pods") {
+			t.Errorf("the writer saying runAsNonRoot false: %v %s; want 403", err, errOut)
+		}
+		// The controller's own pod annotations are not the writer's to set.
+		_, errOut, err = kubectl(t, "", "patch", "ngx", "stock", "-n", ns, "--type=merge", "-p", `{"spec":{"pod":{"annotations":{"operator.example.com/content-sync":"x"}}}}`)
+		if err == nil || !strings.Contains(errOut, "spec.pod.annotations[operator.example.com/content-sync]") {
+			t.Errorf("a pod annotation under operator.example.com/: %v %s; want 422 naming it", err, errOut)
+		}
+	})
+
+	// An inline configuration's ConfigMap that someone else made is never mounted: the
+	// Deployment is not created, and status says why.
+	t.Run("a foreign ConfigMap is not mounted", func(t *testing.T) {
+		t.Parallel()
+		mustKubectl(t, "", "create", "configmap", "foreign-nginx-conf", "-n", ns, "--from-literal=nginx.conf=events {}")
+		manifest := fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: foreign, namespace: %s}\n"+
+			"spec: {config: {inline: \"events {}\\nhttp { server { listen 8080; } }\\n\"}}\n", ns)
+		if _, errOut, err := kubectl(t, manifest, "create", "-f", "-", "-n", ns, "--as", writer); err != nil {
+			t.Fatalf("create: %v %s", err, errOut)
+		}
+		framework.WaitFor(t, 3*time.Minute, "status naming the foreign ConfigMap", func() bool {
+			return strings.Contains(get(t, "get", "ngx", "foreign", "-n", ns, "-o", "jsonpath={.status.conditions}"), "foreign-nginx-conf exists and is not controlled")
+		})
+		if out, _, _ := kubectl(t, "", "get", "deployment", "foreign", "-n", ns, "--ignore-not-found", "-o", "name"); strings.TrimSpace(out) != "" {
+			t.Errorf("a Deployment was applied over the foreign ConfigMap: %s", out)
 		}
 	})
 }
