@@ -489,7 +489,7 @@ func schema_pkg_apis_operator_v1alpha1_NginxOperatorSpec(ref common.ReferenceCal
 				Properties: map[string]spec.Schema{
 					"port": {
 						SchemaProps: spec.SchemaProps{
-							Description: "port is the nginx container port. Defaults to 80.",
+							Description: "port is the port of the Service in front of nginx. Defaults to 80. nginx is nginxinc/nginx-unprivileged (user 101, restricted security contexts), which listens on 8080; v1alpha2 can say otherwise.",
 							Type:        []string{"integer"},
 							Format:      "int32",
 						},

@@ -32,7 +32,7 @@ import (
 // preservedFields is the annotation payload. Replicas, forceRedeploy and conditions
 // are left out because v1alpha1 carries them itself. Spec and status are preserved
 // independently: an object whose spec v1alpha1 can express fully keeps no spec here,
-// so a v1alpha1 edit of port also moves the Service port, as for a plain object.
+// so a v1alpha1 edit of port converts as for a plain object.
 // It is not an API type.
 // +k8s:openapi-gen=false
 // +k8s:deepcopy-gen=false
@@ -117,11 +117,18 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 		}
 		spec.Replicas = out.Spec.Replicas
 		spec.ForceRedeploy = out.Spec.ForceRedeploy
+		// An edit of port lands where v1alpha1 read it from: the Service's first port,
+		// else the first container port. The container port stays when the Service has
+		// one: the image listens where it always did (an object stored with nginx:1.27.4
+		// on 80 stays on 80), and Service ports reach container ports by name.
 		if in.Spec.Port != nil {
-			if len(spec.Ports) > 0 {
+			switch {
+			case spec.Service != nil && len(spec.Service.Ports) > 0:
+				spec.Service.Ports[0].Port = *in.Spec.Port
+			case len(spec.Ports) > 0:
 				spec.Ports[0].ContainerPort = *in.Spec.Port
-			} else {
-				spec.Ports = out.Spec.Ports
+			default: // nothing to move: the port becomes nginx's, as it always did here
+				spec.Ports = []corev1.ContainerPort{{Name: v1alpha2.DefaultPortName, ContainerPort: *in.Spec.Port, Protocol: corev1.ProtocolTCP}}
 			}
 		}
 		// A v1alpha1 client that sets replicas asks for a fixed count; it cannot see
@@ -153,31 +160,46 @@ func Convert_v1alpha1_NginxOperator_To_operator_NginxOperator(in *NginxOperator,
 }
 
 // Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec converts a plain
-// v1alpha1 spec: its port becomes the single named port, the image is the stock nginx
-// v1alpha1 has always run, and the Service gets the values v1alpha2 defaulting gives,
-// and metrics are on, so such objects read back through v1alpha1 need no annotation.
+// v1alpha1 spec to what a v1alpha2 object created with defaults only is: the default
+// image (nginxinc/nginx-unprivileged, user 101) on its container port 8080 with the
+// restricted security contexts, behind a ClusterIP Service whose port is v1alpha1's port,
+// and metrics on. Pods run the restricted Pod Security profile by default, which a root
+// image cannot pass, so v1alpha1 no longer means stock nginx:1.27.4 as root on its port,
+// as it did up to release 0.1. Objects stored with that keep it: read through v1alpha1,
+// they carry it in the preserved-fields annotation. Being the same object as the v1alpha2
+// defaults, a v1alpha2 object with defaults only reads back through v1alpha1 without one.
 func Convert_v1alpha1_NginxOperatorSpec_To_operator_NginxOperatorSpec(in *NginxOperatorSpec, out *operator.NginxOperatorSpec, s conversion.Scope) error {
 	*out = operator.NginxOperatorSpec{
-		Image:         v1alpha2.LegacyImage,
-		Replicas:      in.Replicas,
-		ForceRedeploy: in.ForceRedploy,
-		Service:       &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP},
+		Image:           v1alpha2.DefaultImage,
+		Replicas:        in.Replicas,
+		ForceRedeploy:   in.ForceRedploy,
+		Service:         &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP},
+		SecurityContext: v1alpha2.RestrictedSecurityContext(),
+		Pod:             &operator.PodOptions{SecurityContext: v1alpha2.RestrictedPodSecurityContext()},
 	}
+	// Without a port (never after v1alpha1 defaulting; only for an internal object with no
+	// ports at all, which v1alpha1 reads as no port) there are no ports either.
 	if in.Port != nil {
-		out.Ports = []corev1.ContainerPort{{Name: v1alpha2.DefaultPortName, ContainerPort: *in.Port, Protocol: corev1.ProtocolTCP}}
+		out.Ports = []corev1.ContainerPort{{Name: v1alpha2.DefaultPortName, ContainerPort: v1alpha2.UnprivilegedHTTPPort, Protocol: corev1.ProtocolTCP}}
 		out.Service.Ports = []operator.ServicePort{{Name: v1alpha2.DefaultPortName, Port: *in.Port}}
 	}
-	// Metrics as v1alpha2 defaults them: on, unless nginx's port is the exporter's; an
-	// object whose setting differs keeps it in the annotation.
+	// Metrics as v1alpha2 defaults them: on, unless nginx's port is the exporter's (never
+	// the case for 8080); an object whose setting differs keeps it in the annotation.
 	out.Metrics = &operator.MetricsSpec{Enabled: ptr.To(!operand.TakesMetricsPort(out.Ports))}
 	return nil
 }
 
 // Convert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec keeps what v1alpha1
-// can express; the object-level conversion preserves the rest.
+// can express; the object-level conversion preserves the rest. port is the Service's
+// first port, which is what v1alpha1's port converts to; an object whose Service lists
+// no port shows its first container port.
 func Convert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec(in *operator.NginxOperatorSpec, out *NginxOperatorSpec, s conversion.Scope) error {
 	*out = NginxOperatorSpec{Replicas: in.Replicas, ForceRedploy: in.ForceRedeploy}
-	if len(in.Ports) > 0 {
+	switch {
+	case in.Service != nil && len(in.Service.Ports) > 0:
+		port := in.Service.Ports[0].Port
+		out.Port = &port
+	case len(in.Ports) > 0:
 		port := in.Ports[0].ContainerPort
 		out.Port = &port
 	}

@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,23 +70,45 @@ func convert[T runtime.Object](t *testing.T, scheme *runtime.Scheme, in runtime.
 	return out
 }
 
+// stockImage is what v1alpha1 objects ran up to release 0.1: stock nginx, as root on 80.
+const stockImage = "nginx:1.27.4"
+
+// restricted are the security contexts v1alpha2 defaulting gives the default image,
+// spelled out here rather than taken from the code under test.
+func restricted() (*corev1.SecurityContext, *corev1.PodSecurityContext) {
+	return &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
+		&corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+}
+
+// A v1alpha1 object runs the default unprivileged image, restricted, on 8080; its port is
+// the Service's.
 func TestPlainV1alpha1NeedsNoAnnotation(t *testing.T) {
 	scheme := newScheme()
 	in := &v1alpha1.NginxOperator{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
-		Spec:       v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](8080), Replicas: ptr.To[int32](2), ForceRedploy: "a"},
+		Spec:       v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](9090), Replicas: ptr.To[int32](2), ForceRedploy: "a"},
 	}
 	internal := convert(t, scheme, in, &operator.NginxOperator{})
+	container, pod := restricted()
 	wantSpec := operator.NginxOperatorSpec{
-		Image:         v1alpha2.LegacyImage,
-		Replicas:      ptr.To[int32](2),
-		ForceRedeploy: "a",
-		Ports:         []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
-		Service:       &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP, Ports: []operator.ServicePort{{Name: "http", Port: 8080}}},
-		Metrics:       &operator.MetricsSpec{Enabled: ptr.To(true)},
+		Image:           "nginxinc/nginx-unprivileged:1.27.4",
+		Replicas:        ptr.To[int32](2),
+		ForceRedeploy:   "a",
+		Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+		Service:         &operator.ServiceSpec{Type: operator.ServiceTypeClusterIP, Ports: []operator.ServicePort{{Name: "http", Port: 9090}}},
+		Metrics:         &operator.MetricsSpec{Enabled: ptr.To(true)},
+		SecurityContext: container,
+		Pod:             &operator.PodOptions{SecurityContext: pod},
 	}
 	if diff := cmp.Diff(wantSpec, internal.Spec); diff != "" {
 		t.Fatalf("internal spec (-want +got):\n%s", diff)
+	}
+	// Each conversion has security contexts of its own.
+	other := convert(t, scheme, in, &operator.NginxOperator{})
+	other.Spec.SecurityContext.Capabilities.Drop[0] = "NET_RAW"
+	*other.Spec.Pod.SecurityContext.RunAsNonRoot = false
+	if diff := cmp.Diff(wantSpec, internal.Spec); diff != "" {
+		t.Fatalf("internal spec after another conversion's was changed (-want +got):\n%s", diff)
 	}
 
 	// The stored form, read back as v1alpha2 and defaulted, converts back without an annotation.
@@ -158,7 +181,8 @@ func TestReadModifyWriteThroughV1alpha1KeepsV1alpha2Fields(t *testing.T) {
 
 			updated := convert(t, scheme, convert(t, scheme, v1, &operator.NginxOperator{}), &v1alpha2.NginxOperator{})
 			want := rich.DeepCopy()
-			want.Spec.Ports[0].ContainerPort = 8080
+			// v1alpha1's port is the Service's first port; nginx keeps listening on 80.
+			want.Spec.Service.Ports[0].Port = 8080
 			want.Spec.ForceRedeploy = "2026-11-21"
 			if diff := cmp.Diff(want.Spec, updated.Spec); diff != "" {
 				t.Errorf("spec after write through v1alpha1 (-want +got):\n%s", diff)
@@ -207,7 +231,8 @@ func TestV1alpha1Defaults(t *testing.T) {
 }
 
 // Once the controller has written status, the annotation holds only status, so a
-// v1alpha1 port edit still moves the Service port like on a plain object.
+// v1alpha1 port edit still moves the Service port like on a plain object (and nginx
+// stays on 8080).
 func TestPortEditWithStatusMovesServicePort(t *testing.T) {
 	scheme := newScheme()
 	in := &v1alpha1.NginxOperator{
@@ -219,7 +244,7 @@ func TestPortEditWithStatusMovesServicePort(t *testing.T) {
 	v1 := convert(t, scheme, internal, &v1alpha1.NginxOperator{})
 	v1.Spec.Port = ptr.To[int32](9090)
 	back := convert(t, scheme, v1, &operator.NginxOperator{})
-	if back.Spec.Ports[0].ContainerPort != 9090 || back.Spec.Service.Ports[0].Port != 9090 || back.Status.Selector != "app=web" {
+	if back.Spec.Ports[0].ContainerPort != 8080 || back.Spec.Service.Ports[0].Port != 9090 || back.Status.Selector != "app=web" {
 		t.Errorf("spec=%+v service=%+v status=%+v", back.Spec.Ports, back.Spec.Service.Ports, back.Status)
 	}
 }
@@ -236,5 +261,113 @@ func TestV1alpha1ReplicasSwitchOffQPS(t *testing.T) {
 	back := convert(t, scheme, v1, &operator.NginxOperator{})
 	if back.Spec.QPS != nil || *back.Spec.Replicas != 5 {
 		t.Errorf("spec = %+v", back.Spec)
+	}
+}
+
+// TestV1alpha1IsTheV1alpha2Defaults: a v1alpha1 object is what a v1alpha2 object created
+// with the same replicas and nothing else becomes, so that one reads back through v1alpha1
+// as {port: 80, replicas} without an annotation, and a v1alpha2 object whose Service
+// listens elsewhere reads as that port.
+func TestV1alpha1IsTheV1alpha2Defaults(t *testing.T) {
+	scheme := newScheme()
+	for _, replicas := range []int32{0, 1, 3} {
+		created := &v1alpha2.NginxOperator{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+			Spec:       v1alpha2.NginxOperatorSpec{Replicas: ptr.To(replicas)},
+		}
+		scheme.Default(created)
+		v1 := convert(t, scheme, convert(t, scheme, created, &operator.NginxOperator{}), &v1alpha1.NginxOperator{})
+		if len(v1.Annotations) != 0 {
+			t.Errorf("replicas %d: v1alpha1 form of a defaulted v1alpha2 object has annotations %v", replicas, v1.Annotations)
+		}
+		if diff := cmp.Diff(v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](80), Replicas: ptr.To(replicas)}, v1.Spec); diff != "" {
+			t.Errorf("replicas %d: v1alpha1 spec (-want +got):\n%s", replicas, diff)
+		}
+
+		// The other way: the same v1alpha1 object, stored, is that v1alpha2 object.
+		stored := convert(t, scheme, convert(t, scheme, v1, &operator.NginxOperator{}), &v1alpha2.NginxOperator{})
+		if diff := cmp.Diff(created.Spec, stored.Spec); diff != "" {
+			t.Errorf("replicas %d: v1alpha2 form of the v1alpha1 object (-defaulted v1alpha2 +converted):\n%s", replicas, diff)
+		}
+	}
+
+	onPort := &v1alpha2.NginxOperator{Spec: v1alpha2.NginxOperatorSpec{Service: &v1alpha2.ServiceSpec{Ports: []v1alpha2.ServicePort{{Name: "http", Port: 9090}}}}}
+	scheme.Default(onPort)
+	v1 := convert(t, scheme, convert(t, scheme, onPort, &operator.NginxOperator{}), &v1alpha1.NginxOperator{})
+	if *v1.Spec.Port != 9090 || len(v1.Annotations) != 0 {
+		t.Errorf("v1alpha1 form of the default image behind a Service on 9090: %+v, annotations %v", v1.Spec, v1.Annotations)
+	}
+}
+
+// TestObjectsStoredWithStockNginx: objects v1alpha1 created up to release 0.1 are stored
+// as stock nginx as root on 80. They differ from what v1alpha1 means now, so their
+// v1alpha1 form carries the difference in the annotation, and a read-modify-write
+// through v1alpha1 keeps them as they are; an edit of port moves the Service port alone.
+// Once the image and ports are dropped through v1alpha2, they are plain v1alpha1 objects.
+func TestObjectsStoredWithStockNginx(t *testing.T) {
+	scheme := newScheme()
+	for _, wire := range []string{runtime.ContentTypeJSON, runtime.ContentTypeProtobuf} {
+		t.Run(wire, func(t *testing.T) {
+			stored := &v1alpha2.NginxOperator{
+				ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+				Spec: v1alpha2.NginxOperatorSpec{
+					Image:    stockImage,
+					Replicas: ptr.To[int32](2),
+					Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
+					Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+					Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
+				},
+			}
+			scheme.Default(stored) // as read from storage: nothing to fill
+			v1 := overTheWire(t, scheme, wire, convert(t, scheme, convert(t, scheme, stored, &operator.NginxOperator{}), &v1alpha1.NginxOperator{}))
+			if diff := cmp.Diff(v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](80), Replicas: ptr.To[int32](2)}, v1.Spec); diff != "" {
+				t.Errorf("v1alpha1 spec (-want +got):\n%s", diff)
+			}
+			if preserved := v1.Annotations[operator.PreservedFieldsAnnotation]; !strings.Contains(preserved, `"image":"nginx:1.27.4"`) {
+				t.Fatalf("v1alpha1 form's %s = %q, want the stock image in it", operator.PreservedFieldsAnnotation, preserved)
+			}
+
+			// Written back unchanged: the same object.
+			unchanged := overTheWire(t, scheme, wire, v1.DeepCopy())
+			scheme.Default(unchanged)
+			back := convert(t, scheme, convert(t, scheme, unchanged, &operator.NginxOperator{}), &v1alpha2.NginxOperator{})
+			if diff := cmp.Diff(stored.Spec, back.Spec); diff != "" {
+				t.Errorf("spec after an unchanged write through v1alpha1 (-want +got):\n%s", diff)
+			}
+			if len(back.Annotations) != 0 {
+				t.Errorf("annotations after a write through v1alpha1: %v", back.Annotations)
+			}
+
+			// port edited: the Service moves, nginx stays where stock nginx listens.
+			edited := v1.DeepCopy()
+			edited.Spec.Port = ptr.To[int32](8000)
+			edited = overTheWire(t, scheme, wire, edited)
+			scheme.Default(edited)
+			back = convert(t, scheme, convert(t, scheme, edited, &operator.NginxOperator{}), &v1alpha2.NginxOperator{})
+			want := stored.DeepCopy()
+			want.Spec.Service.Ports[0].Port = 8000
+			if diff := cmp.Diff(want.Spec, back.Spec); diff != "" {
+				t.Errorf("spec after a port edit through v1alpha1 (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// The move the upgrade notes give: drop image and ports through v1alpha2
+	// (kubectl patch --type=merge -p '{"spec":{"image":null,"ports":null}}').
+	moved := &v1alpha2.NginxOperator{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
+		Spec: v1alpha2.NginxOperatorSpec{
+			Replicas: ptr.To[int32](2),
+			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 8000}}},
+			Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
+		},
+	}
+	scheme.Default(moved)
+	v1 := convert(t, scheme, convert(t, scheme, moved, &operator.NginxOperator{}), &v1alpha1.NginxOperator{})
+	if diff := cmp.Diff(v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](8000), Replicas: ptr.To[int32](2)}, v1.Spec); diff != "" {
+		t.Errorf("v1alpha1 spec after the move (-want +got):\n%s", diff)
+	}
+	if len(v1.Annotations) != 0 {
+		t.Errorf("v1alpha1 form after the move has annotations %v", v1.Annotations)
 	}
 }

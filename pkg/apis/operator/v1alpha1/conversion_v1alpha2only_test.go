@@ -39,14 +39,17 @@ import (
 // scratch volumes, contentUpdate unset) needs no annotation.
 func TestV1alpha2OnlyFieldsSurviveV1alpha1(t *testing.T) {
 	plain := func() *v1alpha2.NginxOperator {
+		container, pod := restricted()
 		return &v1alpha2.NginxOperator{
 			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"},
 			Spec: v1alpha2.NginxOperatorSpec{
-				Image:    v1alpha2.LegacyImage,
-				Replicas: ptr.To[int32](2),
-				Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-				Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-				Metrics:  &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
+				Image:           "nginxinc/nginx-unprivileged:1.27.4",
+				Replicas:        ptr.To[int32](2),
+				Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: 8080, Protocol: corev1.ProtocolTCP}},
+				Service:         &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
+				Metrics:         &v1alpha2.MetricsSpec{Enabled: ptr.To(true)},
+				SecurityContext: container,
+				Pod:             &v1alpha2.PodOptions{SecurityContext: pod},
 			},
 		}
 	}

@@ -59,7 +59,9 @@ type NginxOperatorList struct {
 
 // NginxOperatorSpec is the desired nginx deployment.
 type NginxOperatorSpec struct {
-	// port is the nginx container port. Defaults to 80.
+	// port is the port of the Service in front of nginx. Defaults to 80. nginx is
+	// nginxinc/nginx-unprivileged (user 101, restricted security contexts), which listens
+	// on 8080; v1alpha2 can say otherwise.
 	// +optional
 	Port *int32 `json:"port,omitempty" protobuf:"varint,1,opt,name=port"`
 	// replicas is the desired number of pods. Defaults to 1.

@@ -30,9 +30,6 @@ import (
 // the reasoning.
 const DefaultImage = operand.DefaultImage
 
-// LegacyImage is the stock nginx release v1alpha1 has always run, as root on port 80.
-const LegacyImage = "nginx:1.27.4"
-
 // Names and numbers of the default ports. The default image listens on the unprivileged
 // numbers; an image a user names gets the well-known ones, as stock nginx listens there.
 // The Service listens on the well-known numbers in both cases.
@@ -116,19 +113,35 @@ func NginxUser(spec *NginxOperatorSpec) (int64, bool) {
 // gets none: stock images such as nginx:1.27.4 start as root and would fail under it.
 func setRestrictedSecurityDefaults(spec *NginxOperatorSpec) {
 	if spec.SecurityContext == nil {
-		spec.SecurityContext = &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		}
+		spec.SecurityContext = RestrictedSecurityContext()
 	}
 	if spec.Pod == nil {
 		spec.Pod = &PodOptions{}
 	}
 	if spec.Pod.SecurityContext == nil {
-		spec.Pod.SecurityContext = &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		}
+		spec.Pod.SecurityContext = RestrictedPodSecurityContext()
+	}
+}
+
+// RestrictedSecurityContext is the nginx container's security context that defaulting
+// gives the default image: what the restricted Pod Security standard asks of a container.
+// v1alpha1's conversion gives it to every v1alpha1 object, which runs the default image, so
+// that such an object and a v1alpha2 one created with defaults only are the same object.
+// Each call returns a new value the caller may change.
+func RestrictedSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
+// RestrictedPodSecurityContext is the pod security context that defaulting gives the
+// default image, for the same reason and the same users as RestrictedSecurityContext.
+// Each call returns a new value the caller may change.
+func RestrictedPodSecurityContext() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
 }
 

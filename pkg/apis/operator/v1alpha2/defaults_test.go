@@ -28,6 +28,9 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
+// stockImage is an image a user names: stock nginx, which starts as root on port 80.
+const stockImage = "nginx:1.27.4"
+
 func TestDefaults(t *testing.T) {
 	scheme := runtime.NewScheme()
 	install.Install(scheme)
@@ -58,9 +61,9 @@ func TestDefaults(t *testing.T) {
 		},
 	}, {
 		name: "a named image keeps the well-known port and gets no security context",
-		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage},
+		in:   v1alpha2.NginxOperatorSpec{Image: stockImage},
 		want: v1alpha2.NginxOperatorSpec{
-			Image:    v1alpha2.LegacyImage,
+			Image:    stockImage,
 			Replicas: ptr.To[int32](1),
 			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
 			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
@@ -138,9 +141,9 @@ func TestDefaults(t *testing.T) {
 		},
 	}, {
 		name: "metrics switched off stay off",
-		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Metrics: &v1alpha2.MetricsSpec{Enabled: ptr.To(false)}},
+		in:   v1alpha2.NginxOperatorSpec{Image: stockImage, Metrics: &v1alpha2.MetricsSpec{Enabled: ptr.To(false)}},
 		want: v1alpha2.NginxOperatorSpec{
-			Image:    v1alpha2.LegacyImage,
+			Image:    stockImage,
 			Replicas: ptr.To[int32](1),
 			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
 			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
@@ -148,10 +151,10 @@ func TestDefaults(t *testing.T) {
 		},
 	}, {
 		name: "metrics stay off where nginx has a port named metrics or on 9113 itself",
-		in: v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Ports: []corev1.ContainerPort{
+		in: v1alpha2.NginxOperatorSpec{Image: stockImage, Ports: []corev1.ContainerPort{
 			{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {Name: "prom", ContainerPort: 9113, Protocol: corev1.ProtocolTCP}}},
 		want: v1alpha2.NginxOperatorSpec{
-			Image:    v1alpha2.LegacyImage,
+			Image:    stockImage,
 			Replicas: ptr.To[int32](1),
 			Ports: []corev1.ContainerPort{
 				{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}, {Name: "prom", ContainerPort: 9113, Protocol: corev1.ProtocolTCP}},
@@ -160,9 +163,9 @@ func TestDefaults(t *testing.T) {
 		},
 	}, {
 		name: "metrics: {} are on",
-		in:   v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage, Metrics: &v1alpha2.MetricsSpec{}},
+		in:   v1alpha2.NginxOperatorSpec{Image: stockImage, Metrics: &v1alpha2.MetricsSpec{}},
 		want: v1alpha2.NginxOperatorSpec{
-			Image:    v1alpha2.LegacyImage,
+			Image:    stockImage,
 			Replicas: ptr.To[int32](1),
 			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
 			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},

@@ -23,7 +23,9 @@ package v1alpha1
 //
 // NginxOperatorSpec is the desired nginx deployment.
 type NginxOperatorSpecApplyConfiguration struct {
-	// port is the nginx container port. Defaults to 80.
+	// port is the port of the Service in front of nginx. Defaults to 80. nginx is
+	// nginxinc/nginx-unprivileged (user 101, restricted security contexts), which listens
+	// on 8080; v1alpha2 can say otherwise.
 	Port *int32 `json:"port,omitempty"`
 	// replicas is the desired number of pods. Defaults to 1.
 	Replicas *int32 `json:"replicas,omitempty"`
