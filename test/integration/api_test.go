@@ -91,13 +91,14 @@ func TestCreateV1alpha2AppliesDefaultsAndReadsBackInBothVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// v1alpha1 cannot say image or security context: they travel in its annotation.
-	if *old.Spec.Port != 8080 || *old.Spec.Replicas != 1 || !strings.Contains(old.Annotations[operator.PreservedFieldsAnnotation], v1alpha2.DefaultImage) {
+	// A v1alpha1 object is exactly this: its port is the Service's, and nothing needs the annotation.
+	if *old.Spec.Port != 80 || *old.Spec.Replicas != 1 || len(old.Annotations) != 0 {
 		t.Errorf("v1alpha1 view = %+v annotations=%v", old.Spec, old.Annotations)
 	}
 
-	// A named image keeps the defaults v1alpha1 has always had: port 80, no annotation.
-	stock := mustCreate(ctx, t, v2, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "stock"}, Spec: v1alpha2.NginxOperatorSpec{Image: v1alpha2.LegacyImage}})
+	// A named image gets port 80 and no security context; v1alpha1 cannot say the image
+	// (nor that it runs as root): it travels in the annotation.
+	stock := mustCreate(ctx, t, v2, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "stock"}, Spec: v1alpha2.NginxOperatorSpec{Image: "nginx:1.27.4"}})
 	if stock.Spec.Ports[0].ContainerPort != 80 || stock.Spec.SecurityContext != nil || stock.Spec.Pod != nil {
 		t.Errorf("defaults of a named image: %+v", stock.Spec)
 	}
@@ -105,8 +106,20 @@ func TestCreateV1alpha2AppliesDefaultsAndReadsBackInBothVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *old.Spec.Port != 80 || *old.Spec.Replicas != 1 || len(old.Annotations) != 0 {
+	if *old.Spec.Port != 80 || *old.Spec.Replicas != 1 || !strings.Contains(old.Annotations[operator.PreservedFieldsAnnotation], `"image":"nginx:1.27.4"`) {
 		t.Errorf("v1alpha1 view of a stock nginx = %+v annotations=%v", old.Spec, old.Annotations)
+	}
+	// A v1alpha1 edit of port moves the Service; the image and its port 80 stay.
+	old.Spec.Port = ptr.To[int32](8000)
+	if _, err := v1.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := v2.Get(ctx, "stock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.Image != "nginx:1.27.4" || got.Spec.Ports[0].ContainerPort != 80 || got.Spec.Service.Ports[0].Port != 8000 || got.Spec.SecurityContext != nil || got.Spec.Pod != nil {
+		t.Errorf("stock nginx after a v1alpha1 port edit: %+v", got.Spec)
 	}
 }
 
@@ -114,7 +127,7 @@ func TestCreateV1alpha1AndReadAsV1alpha2(t *testing.T) {
 	_, _, ctx, v2, v1 := newAPI(t)
 	_, err := v1.Create(ctx, &v1alpha1.NginxOperator{
 		ObjectMeta: metav1.ObjectMeta{Name: "legacy"},
-		Spec:       v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](8080), Replicas: ptr.To[int32](3), ForceRedploy: "x"},
+		Spec:       v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](9090), Replicas: ptr.To[int32](3), ForceRedploy: "x"},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +136,12 @@ func TestCreateV1alpha1AndReadAsV1alpha2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Spec.Ports[0].ContainerPort != 8080 || got.Spec.Ports[0].Name != "http" || *got.Spec.Replicas != 3 || got.Spec.ForceRedeploy != "x" {
+	// The default unprivileged image, restricted, on 8080; v1alpha1's port is the Service's.
+	if got.Spec.Image != v1alpha2.DefaultImage || len(got.Spec.Ports) != 1 || got.Spec.Ports[0].ContainerPort != 8080 || got.Spec.Ports[0].Name != "http" ||
+		len(got.Spec.Service.Ports) != 1 || got.Spec.Service.Ports[0].Port != 9090 || got.Spec.Service.Ports[0].Name != "http" ||
+		got.Spec.SecurityContext == nil || *got.Spec.SecurityContext.AllowPrivilegeEscalation ||
+		got.Spec.Pod == nil || got.Spec.Pod.SecurityContext == nil || !*got.Spec.Pod.SecurityContext.RunAsNonRoot ||
+		*got.Spec.Replicas != 3 || got.Spec.ForceRedeploy != "x" {
 		t.Errorf("v1alpha2 view = %+v", got.Spec)
 	}
 }
@@ -410,7 +428,7 @@ func TestWatchFromAResourceVersion(t *testing.T) {
 			if !ok {
 				t.Fatalf("event object %T", ev.Object)
 			}
-			if obj.Spec.Port == nil || *obj.Spec.Port != 8080 {
+			if obj.Spec.Port == nil || *obj.Spec.Port != 80 { // the Service's port
 				t.Errorf("watched object not converted to v1alpha1: %+v", obj.Spec)
 			}
 			got = append(got, ev.Type)
