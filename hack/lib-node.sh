@@ -223,8 +223,8 @@ JSON
   wait_running containerd "containerd's socket" 60 ctr --address "${CONTAINERD_SOCK}" version
   "${ROOT}/hack/images/import.sh" --address "${CONTAINERD_SOCK}" "${NODE_IMAGE_ARCHIVES[@]}" >/dev/null
   # Nothing may be pulled here, so the images an NginxOperator runs by default are the
-  # local builds under those names: the unprivileged nginx for v1alpha2
-  # (v1alpha2.DefaultImage) and the stock one for v1alpha1 (v1alpha2.LegacyImage).
+  # local builds under those names: the unprivileged nginx (v1alpha2.DefaultImage) and the
+  # stock one that tests name to run root explicitly.
   ctr --address "${CONTAINERD_SOCK}" -n k8s.io images tag --force "${NGINX_UNPRIVILEGED_IMAGE}" docker.io/nginxinc/nginx-unprivileged:1.27.4 >/dev/null
   ctr --address "${CONTAINERD_SOCK}" -n k8s.io images tag --force "${NGINX_IMAGE}" docker.io/library/nginx:1.27.4 >/dev/null
   log "imported ${#NODE_IMAGE_ARCHIVES[@]} image archives into the node's containerd"
