@@ -39,7 +39,7 @@ type leaf struct {
 
 // atomic types are set as one value, though Go sees structs or maps.
 var atomic = map[reflect.Type]bool{
-	reflect.TypeFor[resource.Quantity]():   true,
+	reflect.TypeFor[resource.Quantity]():  true,
 	reflect.TypeFor[intstr.IntOrString](): true,
 }
 
