@@ -217,4 +217,25 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			t.Errorf("a Deployment was applied over the foreign ConfigMap: %s", out)
 		}
 	})
+
+	// Status is read by people who may not read Secrets: it says the same of a spec.tls
+	// Secret that does not exist as of one that exists with another type.
+	t.Run("status does not tell whether a Secret exists", func(t *testing.T) {
+		t.Parallel()
+		mustKubectl(t, "", "create", "secret", "generic", "opaque", "-n", ns, "--from-literal=password=x")
+		for name, secret := range map[string]string{"tls-missing": "absent", "tls-opaque": "opaque"} {
+			mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: %s, namespace: %s}\nspec: {tls: [{secretName: %s}]}\n", name, ns, secret), "create", "-f", "-")
+		}
+		const condition = `jsonpath={.status.conditions[?(@.type=="OperatorDegraded")].reason}: {.status.conditions[?(@.type=="OperatorDegraded")].message}`
+		var missing, opaque string
+		framework.WaitFor(t, 3*time.Minute, "both refusals in status", func() bool {
+			missing = get(t, "get", "ngx", "tls-missing", "-n", ns, "-o", condition)
+			opaque = get(t, "get", "ngx", "tls-opaque", "-n", ns, "-o", condition)
+			return strings.Contains(missing, "Secret absent") && strings.Contains(opaque, "Secret opaque")
+		})
+		if strings.ReplaceAll(missing, "absent", "X") != strings.ReplaceAll(opaque, "opaque", "X") {
+			t.Errorf("status tells a missing Secret from an Opaque one:\n  %s\n  %s", missing, opaque)
+		}
+		t.Logf("both say: %s", opaque)
+	})
 }
