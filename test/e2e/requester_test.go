@@ -76,10 +76,23 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 	}
 	// The cases side by side: each waits out our apiserver's cache of its own denial, and
 	// none asks for what another grants.
+	// Each case has a writer of its own: a Role granted in one must not let another's
+	// refusal through.
+	writerOf := func(t *testing.T, name string) string {
+		user := writer + "-" + name
+		mustKubectl(t, "", "create", "rolebinding", "ngx-writer-"+name, "-n", ns, "--role=ngx-writer", "--user="+user)
+		// Asked of kube-apiserver, so that our apiserver caches no denial from before RBAC saw the binding.
+		framework.WaitFor(t, 3*time.Minute, user+" allowed to create NginxOperators", func() bool {
+			_, _, err := kubectl(t, "", "auth", "can-i", "create", "nginxoperators.operator.example.com", "-n", ns, "--as", user)
+			return err == nil
+		})
+		return user
+	}
 	for i, tc := range cases {
 		t.Run(tc.rule, func(t *testing.T) {
 			t.Parallel()
 			name := fmt.Sprintf("asks-%d", i)
+			writer := writerOf(t, name)
 			manifest := fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: %s, namespace: %s}\nspec: {%s}\n", name, ns, tc.spec)
 			asWriter := func(args ...string) (string, string, error) {
 				return kubectl(t, manifest, append(args, "-n", ns, "--as", writer)...)
@@ -143,6 +156,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 	// Writes that cannot change the pods still pass, and the admin's own update does.
 	t.Run("an update inherits no other writer's permissions", func(t *testing.T) {
 		t.Parallel()
+		writer := writerOf(t, "inherit")
 		mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: admins, namespace: %s}\n"+
 			"spec: {tls: [{secretName: web-tls}], pod: {serviceAccountName: deployer}}\n", ns), "create", "-f", "-")
 		asWriter := func(args ...string) (string, string, error) {
@@ -172,6 +186,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 	// capability but NET_BIND_SERVICE dropped, and mount no token.
 	t.Run("restricted by default whatever the image", func(t *testing.T) {
 		t.Parallel()
+		writer := writerOf(t, "restricted")
 		manifest := fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: stock, namespace: %[1]s}\nspec: {image: \"nginx:1.27.4\"}\n---\n"+
 			"apiVersion: operator.example.com/v1alpha1\nkind: NginxOperator\nmetadata: {name: legacy, namespace: %[1]s}\nspec: {port: 80}\n", ns)
 		if _, errOut, err := kubectl(t, manifest, "create", "-f", "-", "-n", ns, "--as", writer); err != nil {
@@ -204,6 +219,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 	// Deployment is not created, and status says why.
 	t.Run("a foreign ConfigMap is not mounted", func(t *testing.T) {
 		t.Parallel()
+		writer := writerOf(t, "foreign")
 		mustKubectl(t, "", "create", "configmap", "foreign-nginx-conf", "-n", ns, "--from-literal=nginx.conf=events {}")
 		manifest := fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: foreign, namespace: %s}\n"+
 			"spec: {config: {inline: \"events {}\\nhttp { server { listen 8080; } }\\n\"}}\n", ns)

@@ -198,8 +198,9 @@ func (e *migrationEnv) seed(ctx context.Context, t *testing.T, namespace string)
 			t.Fatalf("%s through v1alpha1: uid %s, labels %v, annotations %v, spec %+v; seeded uid %s, labels %v, annotations %v, spec %+v",
 				want.Name, got.uid, got.v1.Labels, got.v1.Annotations, got.v1.Spec, want.UID, want.Labels, want.Annotations, want.Spec)
 		}
-		if p := got.v2.Spec.Ports; len(p) != 1 || p[0].ContainerPort != *want.Spec.Port || *got.v2.Spec.Replicas != *want.Spec.Replicas {
-			t.Fatalf("%s through v1alpha2: ports %+v replicas %d, seeded port %d replicas %d", want.Name, p, *got.v2.Spec.Replicas, *want.Spec.Port, *want.Spec.Replicas)
+		// v1alpha1's port is the Service's (its objects run the unprivileged image on 8080).
+		if svc := got.v2.Spec.Service; svc == nil || len(svc.Ports) != 1 || svc.Ports[0].Port != *want.Spec.Port || *got.v2.Spec.Replicas != *want.Spec.Replicas {
+			t.Fatalf("%s through v1alpha2: service %+v replicas %d, seeded port %d replicas %d", want.Name, svc, *got.v2.Spec.Replicas, *want.Spec.Port, *want.Spec.Replicas)
 		}
 		b.seen[want.Name] = got
 	}
