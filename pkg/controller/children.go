@@ -17,44 +17,81 @@ limitations under the License.
 package controller
 
 import (
+	"cmp"
 	"context"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	policyv1ac "k8s.io/client-go/applyconfigurations/policy/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/apply"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
+
+// ensureDeployment applies the desired Deployment unless what the controller owns of the
+// live one already matches. A same-named Deployment controlled by something else is
+// left alone and reported. It returns the Deployment as it now is: the applied one, or
+// the live one when the apply failed, so status shows what still serves.
+func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOperator, contentHash string) (*appsv1.Deployment, string, error) {
+	desired, err := builders.DeploymentWithExporter(no, contentHash, cmp.Or(r.ExporterImage, builders.DefaultExporterImage))
+	if err != nil {
+		return nil, "", err
+	}
+	live := &appsv1.Deployment{}
+	res, err := apply.Ensure(ctx, r.applier(), no, no.Name, live, desired,
+		apply.Kind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]{Name: "Deployment", Extract: appsv1ac.ExtractDeployment, Repair: r.dropStrayContainerPorts})
+	var current *appsv1.Deployment
+	if res.Found {
+		current = live
+	}
+	if err != nil || !res.Applied {
+		return current, res.Blocked, err
+	}
+	applied, err := apply.Applied[appsv1.Deployment](desired)
+	if err != nil {
+		return current, "", err
+	}
+	return applied, "", nil
+}
+
+// ensureService does for the Service what ensureDeployment does for the Deployment.
+func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
+	res, err := apply.Ensure(ctx, r.applier(), no, no.Name, &corev1.Service{}, builders.Service(no),
+		apply.Kind[*corev1.Service, *corev1ac.ServiceApplyConfiguration]{Name: "Service", Extract: corev1ac.ExtractService, Repair: r.dropStrayServicePorts})
+	return res.Blocked, err
+}
 
 // ensureConfigMap keeps the ConfigMap of spec.config.inline, and deletes it when the
 // spec no longer has an inline configuration.
 func (r *Reconciler) ensureConfigMap(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
-	desired := ConfigMap(no)
+	desired := builders.ConfigMap(no)
 	if desired == nil {
 		// Only the metadata of ConfigMaps is cached: enough to find a stale one of ours.
 		meta := &metav1.PartialObjectMetadata{}
 		meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
-		return "", r.deleteIfOwned(ctx, no, ConfigMapName(no), meta, "ConfigMap")
+		return "", r.applier().DeleteIfOwned(ctx, no, builders.ConfigMapName(no), meta, "ConfigMap")
 	}
-	res, err := ensureChild(ctx, r, no, ConfigMapName(no), &corev1.ConfigMap{}, desired,
-		childKind[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]{name: "ConfigMap", extract: corev1ac.ExtractConfigMap, uncached: true})
-	return res.blocked, err
+	res, err := apply.Ensure(ctx, r.applier(), no, builders.ConfigMapName(no), &corev1.ConfigMap{}, desired,
+		apply.Kind[*corev1.ConfigMap, *corev1ac.ConfigMapApplyConfiguration]{Name: "ConfigMap", Extract: corev1ac.ExtractConfigMap, Uncached: true})
+	return res.Blocked, err
 }
 
 // ensurePodDisruptionBudget keeps the PodDisruptionBudget spec.podDisruptionBudget asks
 // for, and deletes it when the spec no longer asks for one.
 func (r *Reconciler) ensurePodDisruptionBudget(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
-	desired := PodDisruptionBudget(no)
+	desired := builders.PodDisruptionBudget(no)
 	if desired == nil {
-		return "", r.deleteIfOwned(ctx, no, no.Name, &policyv1.PodDisruptionBudget{}, "PodDisruptionBudget")
+		return "", r.applier().DeleteIfOwned(ctx, no, no.Name, &policyv1.PodDisruptionBudget{}, "PodDisruptionBudget")
 	}
-	res, err := ensureChild(ctx, r, no, no.Name, &policyv1.PodDisruptionBudget{}, desired,
-		childKind[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]{name: "PodDisruptionBudget", extract: policyv1ac.ExtractPodDisruptionBudget})
-	return res.blocked, err
+	res, err := apply.Ensure(ctx, r.applier(), no, no.Name, &policyv1.PodDisruptionBudget{}, desired,
+		apply.Kind[*policyv1.PodDisruptionBudget, *policyv1ac.PodDisruptionBudgetApplyConfiguration]{Name: "PodDisruptionBudget", Extract: policyv1ac.ExtractPodDisruptionBudget})
+	return res.Blocked, err
 }
 
 // liveDeployment is the Deployment as the cache has it, nil when there is none.
@@ -70,7 +107,7 @@ func (r *Reconciler) liveDeployment(ctx context.Context, no *v1alpha2.NginxOpera
 // ManagedByLabel.
 func (r *Reconciler) pods(ctx context.Context, no *v1alpha2.NginxOperator) ([]corev1.Pod, error) {
 	pods := &corev1.PodList{}
-	if err := r.Client.List(ctx, pods, client.InNamespace(no.Namespace), client.MatchingLabels(SelectorLabels(no))); err != nil {
+	if err := r.Client.List(ctx, pods, client.InNamespace(no.Namespace), client.MatchingLabels(builders.SelectorLabels(no))); err != nil {
 		return nil, err
 	}
 	return pods.Items, nil

@@ -33,13 +33,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 func (h *harness) templateHash(name string) string {
 	h.t.Helper()
 	d := &appsv1.Deployment{}
 	h.get(name, d)
-	return d.Spec.Template.Annotations[ContentHashAnnotation]
+	return d.Spec.Template.Annotations[builders.ContentHashAnnotation]
 }
 
 func (h *harness) update(obj client.Object) {
@@ -293,7 +294,7 @@ func TestReconcileExplainsPodsThatCannotRun(t *testing.T) {
 	// A pod of someone else with the same selector labels but no managed-by label is
 	// not in the cache and does not count.
 	foreign := pendingPod("web-foreign", "no nodes")
-	foreign.Namespace, foreign.Labels = "shop", SelectorLabels(sample("web"))
+	foreign.Namespace, foreign.Labels = "shop", builders.SelectorLabels(sample("web"))
 	if err := h.client.Create(context.Background(), &foreign); err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,10 @@ func TestControllerImportsOnlyTheVersionedAPI(t *testing.T) {
 		module + "pkg/apis/operator/operand",        // no API types: facts both sides share
 		module + "pkg/apis/operator/operand/reload", // the sidecar contract: standard library only
 		module + "pkg/controller",
+		module + "pkg/controller/", // its parts: apply, builders, content
 		module + "pkg/cmd/controller",
 	}
-	for _, dir := range []string{".", "../cmd/controller", "../../cmd/controller"} {
+	for _, dir := range []string{".", "apply", "builders", "content", "../cmd/controller", "../../cmd/controller"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("no Go files in %s: %v", dir, err)

@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // NotReadyGrace is how long nginx may run without passing its readiness probe before
@@ -126,7 +127,7 @@ func podFailure(pod *corev1.Pod, now time.Time) (reason, message string, wait ti
 		}
 	}
 	for _, cs := range pod.Status.ContainerStatuses {
-		if cs.Name != ContainerName {
+		if cs.Name != builders.ContainerName {
 			continue
 		}
 		if w := cs.State.Waiting; w != nil {
@@ -184,7 +185,7 @@ func crashMessage(pod string, cs *corev1.ContainerStatus) string {
 			msg += " (" + t.Reason + ")"
 		}
 	}
-	return msg + fmt.Sprintf("; nginx's output: kubectl logs %s -c %s --previous", pod, ContainerName)
+	return msg + fmt.Sprintf("; nginx's output: kubectl logs %s -c %s --previous", pod, builders.ContainerName)
 }
 
 func phrase(reason string) string {

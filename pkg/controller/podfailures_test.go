@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 var podsNow = time.Unix(1_800_000_000, 0)
@@ -36,12 +37,12 @@ func pendingPod(name, message string) corev1.Pod {
 
 func waitingPod(name, reason, message string) corev1.Pod {
 	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.PodStatus{Phase: corev1.PodPending,
-		ContainerStatuses: []corev1.ContainerStatus{{Name: ContainerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}}}}
+		ContainerStatuses: []corev1.ContainerStatus{{Name: builders.ContainerName, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}}}}}
 }
 
 func runningPod(name string, ready bool, since time.Duration) corev1.Pod {
 	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
-		ContainerStatuses: []corev1.ContainerStatus{{Name: ContainerName, Ready: ready,
+		ContainerStatuses: []corev1.ContainerStatus{{Name: builders.ContainerName, Ready: ready,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(podsNow.Add(-since))}}}}}}
 }
 

@@ -28,6 +28,8 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // The two functions here are the controller's only plain Updates; everything else is
@@ -66,7 +68,7 @@ func (r *Reconciler) dropStrayServicePorts(ctx context.Context, live *corev1.Ser
 		kept = append(kept, corev1.ServicePort{Name: *first.Name, Port: *first.Port, Protocol: *first.Protocol, TargetPort: *first.TargetPort})
 	}
 	live.Spec.Ports = kept
-	return countWrite("Service", r.Client.Update(ctx, live, client.FieldOwner(FieldManager)))
+	return countWrite("Service", r.Client.Update(ctx, live, client.FieldOwner(builders.FieldManager)))
 }
 
 // dropStrayContainerPorts does for the nginx container's ports what
@@ -79,13 +81,13 @@ func (r *Reconciler) dropStrayContainerPorts(ctx context.Context, live *appsv1.D
 	}
 	containers := live.Spec.Template.Spec.Containers
 	for i := range containers {
-		if containers[i].Name != ContainerName {
+		if containers[i].Name != builders.ContainerName {
 			continue
 		}
 		kept := make([]corev1.ContainerPort, 0, len(containers[i].Ports))
 		for _, p := range containers[i].Ports {
-			stray, err := strayPort(live, wanted, p.ContainerPort, protocolOrTCP(p.Protocol), "containerPort",
-				"spec", "template", "spec", "containers", fieldpath.KeyByFields("name", ContainerName), "ports")
+			stray, err := strayPort(live, wanted, p.ContainerPort, builders.ProtocolOrTCP(p.Protocol), "containerPort",
+				"spec", "template", "spec", "containers", fieldpath.KeyByFields("name", builders.ContainerName), "ports")
 			if err != nil {
 				return err
 			}
@@ -97,7 +99,7 @@ func (r *Reconciler) dropStrayContainerPorts(ctx context.Context, live *appsv1.D
 			return nil
 		}
 		containers[i].Ports = kept
-		return countWrite("Deployment", r.Client.Update(ctx, live, client.FieldOwner(FieldManager)))
+		return countWrite("Deployment", r.Client.Update(ctx, live, client.FieldOwner(builders.FieldManager)))
 	}
 	return nil
 }
@@ -126,7 +128,7 @@ func strayPort(live metav1.Object, wanted map[string]bool, number int32, protoco
 		if !ownsSome(owned, path) {
 			continue
 		}
-		if entry.Manager != FieldManager || entry.Operation != metav1.ManagedFieldsOperationApply {
+		if entry.Manager != builders.FieldManager || entry.Operation != metav1.ManagedFieldsOperationApply {
 			return true, nil
 		}
 		ours = true

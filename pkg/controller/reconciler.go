@@ -14,6 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package controller reconciles NginxOperators: it reads one and what it mounts, decides
+// what its children must be with the pure builders (builders), writes them through the
+// generic apply (apply), follows content in place in Reload mode (content), and reports
+// what it saw in status, events and metrics.
 package controller
 
 import (
@@ -26,14 +30,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,6 +42,9 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/apply"
+	"github.com/example/nginx-operator/pkg/controller/builders"
+	"github.com/example/nginx-operator/pkg/controller/content"
 )
 
 // BlockedRecheckInterval is how often a blocked NginxOperator looks again for the
@@ -53,7 +56,7 @@ const BlockedRecheckInterval = 10 * time.Second
 // reconcile makes no API writes at all.
 type Reconciler struct {
 	// Client reads from the informer cache, which holds only the Deployments and
-	// Services that carry ManagedByLabel.
+	// Services that carry builders.ManagedByLabel.
 	Client client.Client
 	// Applier sends the server-side applies; nil means Client.
 	Applier client.Writer
@@ -67,15 +70,13 @@ type Reconciler struct {
 	MaxConcurrentReconciles int
 	// MaxRetryDelay caps the backoff of a failing NginxOperator (0: DefaultMaxRetryDelay).
 	MaxRetryDelay time.Duration
-	// ExporterImage runs the nginx-exporter sidecar ("": DefaultExporterImage).
+	// ExporterImage runs the nginx-exporter sidecar ("": builders.DefaultExporterImage).
 	ExporterImage string
-	// ReloadState reads a pod's sidecar in Reload mode (nil: HTTPReloadState).
-	ReloadState ReloadStateReader
+	// ReloadState reads a pod's sidecar in Reload mode (nil: content.HTTPReloadState).
+	ReloadState content.ReloadStateReader
 
-	// digests of the mounted ConfigMaps and Secrets, by resourceVersion.
-	digests digests
-	// awaited are the pods asked for new content in Reload mode.
-	awaited awaitedPods
+	// tracker remembers mounted objects' digests and the pods asked for new content.
+	tracker content.Tracker
 }
 
 // Reconcile handles one NginxOperator. Every step is tried and the status is written
@@ -86,7 +87,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, no); err != nil {
 		// Deleted: the garbage collector removes the children through their owner references.
 		if apierrors.IsNotFound(err) {
-			r.awaited.forgetGone(req.NamespacedName, nil)
+			r.tracker.ForgetGone(req.NamespacedName, nil)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -112,7 +113,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // Service and the PodDisruptionBudget, and looks at the pods; a failure of one step
 // does not keep the others from being tried.
 func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOperator) (Observation, error) {
-	contentHash, volumes, problems, refused, contentErr := r.mountedContent(ctx, no)
+	mounted, contentErr := r.tracker.Mounted(ctx, r.cluster(), no)
+	problems, refused := mounted.Problems, mounted.Refused
 	configMapBlocked, configMapErr := r.ensureConfigMap(ctx, no)
 	var deployment *appsv1.Deployment
 	var deploymentBlocked, withheld string
@@ -133,7 +135,7 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 		configMapBlocked += "; the Deployment is not updated until then"
 		deployment, _ = r.liveDeployment(ctx, no)
 	default:
-		deployment, deploymentBlocked, deploymentErr = r.ensureDeployment(ctx, no, contentHash)
+		deployment, deploymentBlocked, deploymentErr = r.ensureDeployment(ctx, no, mounted.Hash)
 	}
 	serviceBlocked, serviceErr := r.ensureService(ctx, no)
 	pdbBlocked, pdbErr := r.ensurePodDisruptionBudget(ctx, no)
@@ -141,11 +143,11 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 	podFailure, recheck := SummarizePodFailures(pods, r.Clock.Now())
 	// In Reload mode the pods get content the kubelet can mount: what is missing or
 	// refused waits, as a rollout would.
-	var reloadObs ReloadObservation
+	var reloadObs content.ReloadObservation
 	var reloadErr error
-	if Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && configMapBlocked == "" && len(problems) == 0 && len(volumes) > 0 {
+	if builders.Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && configMapBlocked == "" && len(problems) == 0 && len(mounted.Volumes) > 0 {
 		var reloadRecheck time.Duration
-		reloadObs, reloadRecheck, reloadErr = r.ensurePodContent(ctx, no, reload.FormatContentHashes(volumes), pods)
+		reloadObs, reloadRecheck, reloadErr = r.tracker.EnsurePodContent(ctx, r.cluster(), no, reload.FormatContentHashes(mounted.Volumes), pods)
 		if recheck == 0 || (reloadRecheck > 0 && reloadRecheck < recheck) {
 			recheck = reloadRecheck
 		}
@@ -195,92 +197,6 @@ func outcome(obs Observation, operandErr, statusErr error) string {
 	return "success"
 }
 
-// ensureDeployment applies the desired Deployment unless what the controller owns of the
-// live one already matches. A same-named Deployment controlled by something else is
-// left alone and reported. It returns the Deployment as it now is: the applied one, or
-// the live one when the apply failed, so status shows what still serves.
-func (r *Reconciler) ensureDeployment(ctx context.Context, no *v1alpha2.NginxOperator, contentHash string) (*appsv1.Deployment, string, error) {
-	desired, err := DeploymentWithExporter(no, contentHash, cmp.Or(r.ExporterImage, DefaultExporterImage))
-	if err != nil {
-		return nil, "", err
-	}
-	live := &appsv1.Deployment{}
-	res, err := ensureChild(ctx, r, no, no.Name, live, desired,
-		childKind[*appsv1.Deployment, *appsv1ac.DeploymentApplyConfiguration]{name: "Deployment", extract: appsv1ac.ExtractDeployment, repair: r.dropStrayContainerPorts})
-	var current *appsv1.Deployment
-	if res.found {
-		current = live
-	}
-	if err != nil || !res.applied {
-		return current, res.blocked, err
-	}
-	// The client decodes the apply's response into desired: that is the Deployment as
-	// it now is, newer than the cache, without reading it again.
-	applied, err := convert[appsv1.Deployment](desired)
-	if err != nil {
-		return current, "", err
-	}
-	return applied, "", nil
-}
-
-// ensureService does for the Service what ensureDeployment does for the Deployment.
-func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
-	res, err := ensureChild(ctx, r, no, no.Name, &corev1.Service{}, Service(no),
-		childKind[*corev1.Service, *corev1ac.ServiceApplyConfiguration]{name: "Service", extract: corev1ac.ExtractService, repair: r.dropStrayServicePorts})
-	return res.blocked, err
-}
-
-// apply sends a server-side apply of a child and reports it in an event and metrics.
-func (r *Reconciler) apply(ctx context.Context, no *v1alpha2.NginxOperator, obj runtime.ApplyConfiguration, kind string, found bool) error {
-	var applier client.Writer = r.Client
-	if r.Applier != nil {
-		applier = r.Applier
-	}
-	err := countWrite(kind, applier.Apply(ctx, obj, client.FieldOwner(FieldManager), client.ForceOwnership))
-	if err != nil {
-		r.event(no, corev1.EventTypeWarning, "ApplyFailed", "Apply"+kind, "applying %s %s: %v", kind, no.Name, err)
-		return err
-	}
-	r.event(no, corev1.EventTypeNormal, createdOrUpdated(found), "Apply"+kind, "%s %s %s", verb(found), kind, no.Name)
-	return nil
-}
-
-// getOwned reads the child called name into obj, from the cache and, when the cache
-// does not hold it, from the API server. It reports a block, and emits a Warning event,
-// when the child exists but another controller (or nobody) controls it.
-func (r *Reconciler) getOwned(ctx context.Context, no *v1alpha2.NginxOperator, name string, obj client.Object) (found bool, blocked string, err error) {
-	key := client.ObjectKey{Namespace: no.Namespace, Name: name}
-	err = r.Client.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) {
-		// The cache holds only labelled objects: ask the API server before an apply
-		// could take over a same-named stranger.
-		err = r.APIReader.Get(ctx, key, obj)
-	}
-	return r.controlled(no, obj, err)
-}
-
-// getOwnedUncached is getOwned for kinds the controller caches no full objects of
-// (ConfigMaps: a cache would hold every ConfigMap of the cluster). Only the ConfigMap of an
-// inline configuration is read so, by name: its data is compared with what the spec asks
-// for, so that a steady state makes no writes.
-func (r *Reconciler) getOwnedUncached(ctx context.Context, no *v1alpha2.NginxOperator, name string, obj client.Object) (found bool, blocked string, err error) {
-	err = r.APIReader.Get(ctx, client.ObjectKey{Namespace: no.Namespace, Name: name}, obj)
-	return r.controlled(no, obj, err)
-}
-
-func (r *Reconciler) controlled(no *v1alpha2.NginxOperator, obj client.Object, getErr error) (found bool, blocked string, err error) {
-	if getErr != nil {
-		return false, "", client.IgnoreNotFound(getErr)
-	}
-	if owner := metav1.GetControllerOf(obj); owner != nil && owner.UID == no.UID {
-		return true, "", nil
-	}
-	kind := kindOf(obj)
-	blocked = fmt.Sprintf("%s %s/%s exists and is not controlled by this NginxOperator; rename or delete it", kind, no.Namespace, obj.GetName())
-	r.event(no, corev1.EventTypeWarning, "OwnershipConflict", "Apply"+kind, "%s", blocked)
-	return true, blocked, nil
-}
-
 // updateStatus writes status through the status subresource, only when it changed.
 func (r *Reconciler) updateStatus(ctx context.Context, no *v1alpha2.NginxOperator, obs Observation) error {
 	status := ComputeStatus(no, obs, metav1.NewTime(r.Clock.Now()))
@@ -306,42 +222,21 @@ func (r *Reconciler) updateStatus(ctx context.Context, no *v1alpha2.NginxOperato
 	return nil
 }
 
-func (r *Reconciler) event(no *v1alpha2.NginxOperator, eventType, reason, action, note string, args ...interface{}) {
+// event records an event about regarding, when the Reconciler has a recorder.
+func (r *Reconciler) event(regarding client.Object, eventType, reason, action, note string, args ...any) {
 	if r.Recorder != nil {
-		r.Recorder.Eventf(no, nil, eventType, reason, action, note, args...)
+		r.Recorder.Eventf(regarding, nil, eventType, reason, action, note, args...)
 	}
 }
 
-func kindOf(obj runtime.Object) string {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return "Deployment"
-	case *corev1.Service:
-		return "Service"
-	case *corev1.ConfigMap:
-		return "ConfigMap"
-	case *corev1.Secret:
-		return "Secret"
-	case *policyv1.PodDisruptionBudget:
-		return "PodDisruptionBudget"
-	case *corev1.Pod:
-		return "Pod"
-	case *metav1.PartialObjectMetadata:
-		return o.Kind
-	}
-	return fmt.Sprintf("%T", obj)
+// applier writes the children, as this Reconciler's field manager, events and metrics.
+func (r *Reconciler) applier() *apply.Applier {
+	return &apply.Applier{Client: r.Client, Writer: r.Applier, APIReader: r.APIReader,
+		FieldManager: builders.FieldManager, OwnerKind: "NginxOperator", Event: r.event, CountWrite: countWrite}
 }
 
-func createdOrUpdated(found bool) string {
-	if found {
-		return "Updated"
-	}
-	return "Created"
-}
-
-func verb(found bool) string {
-	if found {
-		return "updated"
-	}
-	return "created"
+// cluster is what the content tracker reads and writes through.
+func (r *Reconciler) cluster() content.Cluster {
+	return content.Cluster{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
+		ReloadState: r.ReloadState, Event: r.event, CountWrite: countWrite}
 }

@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // writeLog records every write the reconciler sends to the API.
@@ -152,7 +153,7 @@ func newHarness(t *testing.T, objs ...client.Object) *harness {
 			}
 			switch obj.(type) {
 			case *appsv1.Deployment, *corev1.Service, *policyv1.PodDisruptionBudget, *corev1.Pod:
-				if obj.GetLabels()[ManagedByLabel] != FieldManager {
+				if obj.GetLabels()[builders.ManagedByLabel] != builders.FieldManager {
 					return apierrors.NewNotFound(schema.GroupResource{}, key.Name)
 				}
 			}
@@ -163,7 +164,7 @@ func newHarness(t *testing.T, objs ...client.Object) *harness {
 				return err
 			}
 			if pods, ok := list.(*corev1.PodList); ok {
-				pods.Items = slices.DeleteFunc(pods.Items, func(p corev1.Pod) bool { return p.Labels[ManagedByLabel] != FieldManager })
+				pods.Items = slices.DeleteFunc(pods.Items, func(p corev1.Pod) bool { return p.Labels[builders.ManagedByLabel] != builders.FieldManager })
 			}
 			return nil
 		},

@@ -19,11 +19,8 @@ package controller
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +36,8 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
+	"github.com/example/nginx-operator/pkg/controller/content"
 )
 
 // reloading is sample in Reload mode with an inline configuration.
@@ -51,8 +50,8 @@ func reloading(name, conf string) *v1alpha2.NginxOperator {
 }
 
 func nginxPod(name string, annotations map[string]string) *corev1.Pod {
-	labels := SelectorLabels(sample("web"))
-	labels[ManagedByLabel] = FieldManager
+	labels := builders.SelectorLabels(sample("web"))
+	labels[builders.ManagedByLabel] = builders.FieldManager
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID(name + "-uid"), Labels: labels, Annotations: annotations},
 		Status:     corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1"},
@@ -92,7 +91,7 @@ func (s *sidecars) takeReads() int {
 }
 
 func contentOf(conf string) string {
-	return reload.FormatContentHashes(map[string]string{configVolumeName: reload.ContentHash(map[string][]byte{configFileName: []byte(conf)})})
+	return reload.FormatContentHashes(map[string]string{builders.ConfigVolumeName: reload.ContentHash(map[string][]byte{builders.ConfigFileName: []byte(conf)})})
 }
 
 // TestReloadModeAsksRunningPodsForNewContent walks a content change in Reload mode: the
@@ -122,8 +121,8 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 	d := &v1alpha2.NginxOperator{}
 	h.get("web", d)
 	deployment := h.deployment("web")
-	if _, found := deployment.Spec.Template.Annotations[ContentHashAnnotation]; found {
-		t.Errorf("the pod template carries %s in Reload mode", ContentHashAnnotation)
+	if _, found := deployment.Spec.Template.Annotations[builders.ContentHashAnnotation]; found {
+		t.Errorf("the pod template carries %s in Reload mode", builders.ContentHashAnnotation)
 	}
 	h.deploymentAvailable("web", 2)
 	h.reconcile("web")
@@ -160,13 +159,13 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 	if got := strings.Join(h.reconcile("web"), ","); strings.Contains(got, "patch Pod") || cars.takeReads() != 1 {
 		t.Fatalf("within the nudge delay: wrote %q", got)
 	}
-	clock.SetTime(clock.Now().Add(reloadNudgeAfter + time.Second))
+	clock.SetTime(clock.Now().Add(content.NudgeAfter + time.Second))
 	if got := strings.Join(h.reconcile("web"), ","); got != "patch Pod" {
 		t.Fatalf("after the nudge delay wrote %q, want web-a touched", got)
 	}
 	pod := &corev1.Pod{}
 	h.get("web-a", pod)
-	if pod.Annotations[ContentSyncAnnotation] == "" {
+	if pod.Annotations[content.SyncAnnotation] == "" {
 		t.Errorf("web-a's annotations: %v", pod.Annotations)
 	}
 
@@ -208,19 +207,19 @@ func TestReloadModeDoesNotWaitForSidecarsItCannotReach(t *testing.T) {
 	h.r.ReloadState = cars.read
 	clock := h.r.Clock.(*clocktesting.FakePassiveClock)
 	result, err := h.r.Reconcile(context.Background(), requestFor("web"))
-	if err != nil || result.RequeueAfter != reloadPollInterval {
-		t.Fatalf("reconcile: %+v, %v; want a poll after %s", result, err, reloadPollInterval)
+	if err != nil || result.RequeueAfter != content.PollInterval {
+		t.Fatalf("reconcile: %+v, %v; want a poll after %s", result, err, content.PollInterval)
 	}
 	d := &v1alpha2.NginxOperator{}
 	h.get("web", d)
 	if c := apimeta.FindStatusCondition(d.Status.Conditions, v1alpha2.ConditionProgressing); c != nil && c.Reason == v1alpha2.ReasonReloadInProgress {
 		t.Errorf("an unreachable sidecar is reported as reloading: %+v", c)
 	}
-	clock.SetTime(clock.Now().Add(reloadGiveUpAfter + time.Second))
+	clock.SetTime(clock.Now().Add(content.GiveUpAfter + time.Second))
 	cars.takeReads()
 	h.reconcile("web")
 	if n := cars.takeReads(); n != 0 {
-		t.Errorf("the sidecar is still read after %s: %d reads", reloadGiveUpAfter, n)
+		t.Errorf("the sidecar is still read after %s: %d reads", content.GiveUpAfter, n)
 	}
 }
 
@@ -230,7 +229,7 @@ func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
 	h := newHarness(t, reloading("web", "events {}\n"), nginxPod("web-a", map[string]string{reload.ContentHashesAnnotation: "config=old"}))
 	h.r.ReloadState = (&sidecars{states: map[string]reload.State{}}).read
 	h.reconcile("web")
-	if n := h.r.awaited.len(); n != 1 {
+	if n := h.r.tracker.Awaited(); n != 1 {
 		t.Fatalf("%d pods awaited after the content change, want web-a", n)
 	}
 	pod := &corev1.Pod{}
@@ -239,7 +238,7 @@ func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.reconcile("web")
-	if n := h.r.awaited.len(); n != 0 {
+	if n := h.r.tracker.Awaited(); n != 0 {
 		t.Errorf("%d pods still awaited after web-a was deleted", n)
 	}
 
@@ -250,14 +249,14 @@ func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
 	h.reconcile("web")
 	no := &v1alpha2.NginxOperator{}
 	h.get("web", no)
-	if n := h.r.awaited.len(); n != 1 {
+	if n := h.r.tracker.Awaited(); n != 1 {
 		t.Fatalf("%d pods awaited, want web-b", n)
 	}
 	if err := h.client.Delete(context.Background(), no); err != nil {
 		t.Fatal(err)
 	}
 	h.reconcile("web")
-	if n := h.r.awaited.len(); n != 0 {
+	if n := h.r.tracker.Awaited(); n != 0 {
 		t.Errorf("%d pods still awaited after the NginxOperator was deleted", n)
 	}
 }
@@ -272,35 +271,8 @@ func TestRolloutModeLeavesPodsAlone(t *testing.T) {
 	if writes := strings.Join(h.reconcile("web"), ","); strings.Contains(writes, "Pod") || cars.takeReads() != 0 {
 		t.Fatalf("Rollout mode wrote %q", writes)
 	}
-	if _, found := h.deployment("web").Spec.Template.Annotations[ContentHashAnnotation]; !found {
-		t.Errorf("Rollout mode's template lacks %s", ContentHashAnnotation)
-	}
-}
-
-// The sidecar's port answers whatever the pod's configuration says: a redirect is an
-// error, not followed, and no proxy sees the request.
-func TestSidecarReadsFollowNoRedirect(t *testing.T) {
-	var elsewhere atomic.Int32
-	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		elsewhere.Add(1)
-		_, _ = w.Write([]byte(`{"loaded": "x"}`))
-	}))
-	defer target.Close()
-	for _, code := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
-		pod := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Redirect(w, r, target.URL+reload.StatePath, code)
-		}))
-		state, err := readSidecarState(context.Background(), pod.URL+reload.StatePath)
-		pod.Close()
-		if err == nil || !strings.Contains(err.Error(), http.StatusText(code)) {
-			t.Errorf("%d: state %+v, error %v; want the redirect as an error", code, state, err)
-		}
-	}
-	if n := elsewhere.Load(); n != 0 {
-		t.Errorf("the redirect's target got %d requests", n)
-	}
-	if sidecarClient.Transport.(*http.Transport).Proxy != nil {
-		t.Error("the sidecar client uses a proxy")
+	if _, found := h.deployment("web").Spec.Template.Annotations[builders.ContentHashAnnotation]; !found {
+		t.Errorf("Rollout mode's template lacks %s", builders.ContentHashAnnotation)
 	}
 }
 

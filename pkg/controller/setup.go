@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // Backoff of a failing reconcile: it starts at minRetryDelay and doubles per failure.
@@ -91,7 +92,7 @@ func references(obj client.Object) []string {
 		if cfg.ConfigMapKeyRef != nil {
 			refs = append(refs, "ConfigMap/"+cfg.ConfigMapKeyRef.Name)
 		} else {
-			refs = append(refs, "ConfigMap/"+ConfigMapName(no))
+			refs = append(refs, "ConfigMap/"+builders.ConfigMapName(no))
 		}
 	}
 	for _, f := range no.Spec.Files {
@@ -122,10 +123,10 @@ func (r *Reconciler) referencing(kind string) handler.MapFunc {
 }
 
 // podOwner maps a pod to its NginxOperator by the instance label: pods are owned by
-// ReplicaSets, not by the NginxOperator. The cache holds only pods with ManagedByLabel.
+// ReplicaSets, not by the NginxOperator. The cache holds only pods with builders.ManagedByLabel.
 func podOwner(_ context.Context, obj client.Object) []reconcile.Request {
 	name := obj.GetLabels()["app.kubernetes.io/instance"]
-	if name == "" || obj.GetLabels()[ManagedByLabel] != FieldManager {
+	if name == "" || obj.GetLabels()[builders.ManagedByLabel] != builders.FieldManager {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}

@@ -28,6 +28,8 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
+	"github.com/example/nginx-operator/pkg/controller/content"
 )
 
 // Observation is what one reconcile saw of the operands.
@@ -47,7 +49,7 @@ type Observation struct {
 	// PodFailure explains pods that are created but cannot run; nil when none fails.
 	PodFailure *PodFailure
 	// Reload is how far the pods asked for new content are, in Reload mode.
-	Reload ReloadObservation
+	Reload content.ReloadObservation
 	// Recheck is when to look at the pods again although nothing changed: a pod that
 	// runs but is not ready yet counts as failing after NotReadyGrace.
 	Recheck time.Duration
@@ -87,7 +89,7 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 // operand as OpenShift-style operators do, and Ready, Reconciling and Stalled, the
 // summary kstatus-based tools read.
 func conditions(no *v1alpha2.NginxOperator, obs Observation) []metav1.Condition {
-	s := rolloutState(obs, DesiredReplicas(&no.Spec))
+	s := rolloutState(obs, builders.DesiredReplicas(&no.Spec))
 	s.explainPodsThatCannotRun(obs)
 	s.addReload(obs.Reload)
 	s.addRefusedService(obs)
@@ -196,7 +198,7 @@ func (s *operandState) explainPodsThatCannotRun(obs Observation) {
 
 // addReload: content nginx rejected stalls the NginxOperator (its pods serve the previous
 // content; the writer must fix the new one); content not loaded yet keeps it progressing.
-func (s *operandState) addReload(r ReloadObservation) {
+func (s *operandState) addReload(r content.ReloadObservation) {
 	switch {
 	case s.phase == phaseStalled:
 	case len(r.Rejected) > 0:

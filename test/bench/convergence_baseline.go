@@ -31,7 +31,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
-	"github.com/example/nginx-operator/pkg/controller"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // baselineFieldManager applies the baseline's children; it is not the controller's.
@@ -127,12 +127,12 @@ func (s *convergenceStack) applyChildren(ctx context.Context, layout namespaceLa
 	return forEachObject(ctx, layout.n, func(i int) error {
 		ns, name := layout.of(baselineNamespacePrefix, i)
 		no := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: benchSpec(&replicas)}
-		d, err := controller.Deployment(no, "")
+		d, err := builders.Deployment(no, "")
 		if err != nil {
 			return err
 		}
 		d.OwnerReferences = nil
-		svc := controller.Service(no)
+		svc := builders.Service(no)
 		svc.OwnerReferences = nil
 		if _, err := s.kube.AppsV1().Deployments(ns).Apply(ctx, d, opts); err != nil {
 			return fmt.Errorf("baseline Deployment %s/%s: %w", ns, name, err)

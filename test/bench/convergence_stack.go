@@ -38,7 +38,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
-	"github.com/example/nginx-operator/pkg/controller"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
 )
 
@@ -200,7 +200,7 @@ func (s *convergenceStack) measureCreateRate(ctx context.Context, layout namespa
 // and Service. Listed once, at the end, so that the benchmark's own watches of ten
 // thousand Deployments and Services do not load the cluster it measures.
 func (s *convergenceStack) checkChildren(ctx context.Context, w *convergenceWatch) error {
-	selector := metav1.ListOptions{LabelSelector: controller.ManagedByLabel + "=" + controller.FieldManager, Limit: 500}
+	selector := metav1.ListOptions{LabelSelector: builders.ManagedByLabel + "=" + builders.FieldManager, Limit: 500}
 	deployments, err := pagedKeys(ctx, selector, func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 		return s.kube.AppsV1().Deployments("").List(ctx, opts)
 	})

@@ -28,7 +28,7 @@ import (
 	psapolicy "k8s.io/pod-security-admission/policy"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
-	"github.com/example/nginx-operator/pkg/controller"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // children is what the controller builds of one NginxOperator.
@@ -40,7 +40,7 @@ type children struct {
 
 func build(no *v1alpha2.NginxOperator) (children, error) {
 	var c children
-	d, err := controller.DeploymentWithExporter(no, "", controller.DefaultExporterImage)
+	d, err := builders.DeploymentWithExporter(no, "", builders.DefaultExporterImage)
 	if err != nil {
 		return c, err
 	}
@@ -49,10 +49,10 @@ func build(no *v1alpha2.NginxOperator) (children, error) {
 		return c, err
 	}
 	c.pod = deployment.Spec.Template
-	if err := roundTrip(controller.Service(no), &c.service); err != nil {
+	if err := roundTrip(builders.Service(no), &c.service); err != nil {
 		return c, err
 	}
-	c.budget = controller.PodDisruptionBudget(no) != nil
+	c.budget = builders.PodDisruptionBudget(no) != nil
 	return c, nil
 }
 
@@ -73,7 +73,7 @@ func grants(no *v1alpha2.NginxOperator, c children) []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	spec := &c.pod.Spec
-	own := map[string]bool{controller.ConfigMapName(no): true}
+	own := map[string]bool{builders.ConfigMapName(no): true}
 	for _, v := range spec.Volumes {
 		switch {
 		case v.Secret != nil:
@@ -133,9 +133,9 @@ func grants(no *v1alpha2.NginxOperator, c children) []string {
 			add("spread by %v", *c.LabelSelector)
 		}
 	}
-	selector := controller.SelectorLabels(no)
+	selector := builders.SelectorLabels(no)
 	for k, v := range c.pod.Labels {
-		if selector[k] != v && k != controller.ManagedByLabel {
+		if selector[k] != v && k != builders.ManagedByLabel {
 			add("pod label %s=%s", k, v)
 		}
 	}
@@ -148,7 +148,7 @@ func grants(no *v1alpha2.NginxOperator, c children) []string {
 		add("a Service of type %s", c.service.Spec.Type)
 	}
 	for k, v := range c.service.Labels {
-		if selector[k] != v && k != controller.ManagedByLabel {
+		if selector[k] != v && k != builders.ManagedByLabel {
 			add("Service label %s=%s", k, v)
 		}
 	}
@@ -164,7 +164,7 @@ func grants(no *v1alpha2.NginxOperator, c children) []string {
 
 func ownSelector(no *v1alpha2.NginxOperator, labels map[string]string) bool {
 	for k, v := range labels {
-		if controller.SelectorLabels(no)[k] != v {
+		if builders.SelectorLabels(no)[k] != v {
 			return false
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/nginx-operator/pkg/controller"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // TestApplierAsksForJSON: controller-runtime decodes an apply's response as JSON only,
@@ -43,7 +44,7 @@ func TestApplierAsksForJSON(t *testing.T) {
 	}
 	apply := appsv1ac.Deployment("web", "default")
 	// The fake server answers 404; only the request headers matter here.
-	_ = applier.Apply(context.Background(), apply, client.FieldOwner(controller.FieldManager))
+	_ = applier.Apply(context.Background(), apply, client.FieldOwner(builders.FieldManager))
 
 	fake.mu.Lock()
 	defer fake.mu.Unlock()

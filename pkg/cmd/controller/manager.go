@@ -39,6 +39,7 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/controller"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // NewManager builds a manager running the NginxOperator controller, its metrics and
@@ -96,7 +97,7 @@ func NewManager(cfg *rest.Config, opts *Options) (manager.Manager, error) {
 func cacheOptions(opts *Options) cache.Options {
 	// Only the Deployments and Services the controller applied are cached and watched;
 	// a same-named stranger is read from the API server when it matters (getOwned).
-	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{controller.ManagedByLabel: controller.FieldManager})}
+	managed := cache.ByObject{Label: labels.SelectorFromSet(labels.Set{builders.ManagedByLabel: builders.FieldManager})}
 	o := cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&appsv1.Deployment{}:            managed,
 		&corev1.Service{}:               managed,

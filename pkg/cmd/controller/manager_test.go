@@ -35,6 +35,7 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/controller"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
 // TestCachesDropWhatIsNeverRead: the metadata of ConfigMaps and Secrets (every one of the
@@ -86,7 +87,7 @@ func TestCacheConfinedToNamespaces(t *testing.T) {
 		}
 		switch obj.(type) {
 		case *appsv1.Deployment, *corev1.Service, *policyv1.PodDisruptionBudget, *corev1.Pod:
-			if by.Label == nil || by.Label.String() != controller.ManagedByLabel+"="+controller.FieldManager {
+			if by.Label == nil || by.Label.String() != builders.ManagedByLabel+"="+builders.FieldManager {
 				t.Errorf("%T lost its label selector: %v", obj, by.Label)
 			}
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package builders
 
 import (
 	"fmt"
@@ -39,7 +39,7 @@ var MainConfig = fmt.Sprintf(`# Mounted by nginx-operator (spec.contentUpdate: R
 # nginx-exporter sidecar reads to report a rejected configuration.
 error_log %s warn;
 include %s;
-`, reload.ErrorLog, path.Join(reload.ConfigDirectory, configFileName))
+`, reload.ErrorLog, path.Join(reload.ConfigDirectory, ConfigFileName))
 
 // The downwardAPI items of the status volume that Reload adds.
 const (
@@ -72,13 +72,13 @@ func Reloads(spec *v1alpha2.NginxOperatorSpec) bool {
 func contentVolumes(spec *v1alpha2.NginxOperatorSpec) []string {
 	var names []string
 	if spec.Config != nil {
-		names = append(names, configVolumeName)
+		names = append(names, ConfigVolumeName)
 	}
 	for i := range spec.Files {
-		names = append(names, filesVolumeName(i))
+		names = append(names, FilesVolumeName(i))
 	}
 	for i := range spec.TLS {
-		names = append(names, tlsVolumeName(i))
+		names = append(names, TLSVolumeName(i))
 	}
 	return names
 }

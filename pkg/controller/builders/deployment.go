@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller reconciles NginxOperators into an nginx Deployment and a Service.
-// The builders in this package are pure functions of the NginxOperator; the reconciler
+// Package builders turns an NginxOperator into the objects it asks for. The builders in
+// this package are pure functions of the NginxOperator; the reconciler (pkg/controller)
 // applies what they return with server-side apply and writes status.
-package controller
+package builders
 
 import (
 	"encoding/json"
@@ -102,7 +102,7 @@ func DeploymentWithExporter(no *v1alpha2.NginxOperator, contentHash, exporterIma
 		// to it, so a rollout drops no request. The kubelet sleeps: images need no shell.
 		WithLifecycle(corev1ac.Lifecycle().WithPreStop(corev1ac.LifecycleHandler().WithSleep(corev1ac.SleepAction().WithSeconds(PreStopDelaySeconds))))
 	for _, p := range spec.Ports {
-		port := corev1ac.ContainerPort().WithName(p.Name).WithContainerPort(p.ContainerPort).WithProtocol(protocolOrTCP(p.Protocol))
+		port := corev1ac.ContainerPort().WithName(p.Name).WithContainerPort(p.ContainerPort).WithProtocol(ProtocolOrTCP(p.Protocol))
 		if p.HostPort != 0 {
 			port.WithHostPort(p.HostPort)
 		}
@@ -216,7 +216,7 @@ func probe(port intstr.IntOrString, path string) *corev1ac.ProbeApplyConfigurati
 // firstTCPPort is the port the probes check: a TCP connect needs a TCP port.
 func firstTCPPort(ports []corev1.ContainerPort) (intstr.IntOrString, bool) {
 	for _, p := range ports {
-		if protocolOrTCP(p.Protocol) == corev1.ProtocolTCP {
+		if ProtocolOrTCP(p.Protocol) == corev1.ProtocolTCP {
 			if p.Name != "" {
 				return intstr.FromString(p.Name), true
 			}
@@ -226,7 +226,8 @@ func firstTCPPort(ports []corev1.ContainerPort) (intstr.IntOrString, bool) {
 	return intstr.IntOrString{}, false
 }
 
-func protocolOrTCP(p corev1.Protocol) corev1.Protocol {
+// ProtocolOrTCP is a port's protocol as the API server defaults it.
+func ProtocolOrTCP(p corev1.Protocol) corev1.Protocol {
 	if p == "" {
 		return corev1.ProtocolTCP
 	}

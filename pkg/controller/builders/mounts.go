@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package builders
 
 import (
 	"fmt"
@@ -34,15 +34,15 @@ import (
 const ContentHashAnnotation = "operator.example.com/content-hash"
 
 // configFileName is the key and file name of nginx.conf in the config volume.
-const configFileName = "nginx.conf"
+const ConfigFileName = "nginx.conf"
 
 // configVolumeName is the volume of spec.config; filesVolumeName and tlsVolumeName name
 // those of spec.files and spec.tls by their index.
-const configVolumeName = "config"
+const ConfigVolumeName = "config"
 
-func filesVolumeName(i int) string { return fmt.Sprintf("files-%d", i) }
+func FilesVolumeName(i int) string { return fmt.Sprintf("files-%d", i) }
 
-func tlsVolumeName(i int) string { return fmt.Sprintf("tls-%d", i) }
+func TLSVolumeName(i int) string { return fmt.Sprintf("tls-%d", i) }
 
 // ConfigMapName is the ConfigMap the controller keeps for spec.config.inline.
 func ConfigMapName(no *v1alpha2.NginxOperator) string {
@@ -57,7 +57,7 @@ func ConfigMap(no *v1alpha2.NginxOperator) *corev1ac.ConfigMapApplyConfiguration
 	return corev1ac.ConfigMap(ConfigMapName(no), no.Namespace).
 		WithLabels(objectLabels(no)).
 		WithOwnerReferences(ownerReference(no)).
-		WithData(map[string]string{configFileName: no.Spec.Config.Inline})
+		WithData(map[string]string{ConfigFileName: no.Spec.Config.Inline})
 }
 
 // mounts returns the volumes and the nginx container's mounts for spec.config, spec.files,
@@ -67,30 +67,30 @@ func mounts(no *v1alpha2.NginxOperator) ([]*corev1ac.VolumeApplyConfiguration, [
 	var volumes []*corev1ac.VolumeApplyConfiguration
 	var volumeMounts []*corev1ac.VolumeMountApplyConfiguration
 	if cfg := no.Spec.Config; cfg != nil {
-		name, key := ConfigMapName(no), configFileName
+		name, key := ConfigMapName(no), ConfigFileName
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
 			name, key = ref.Name, ref.Key
 		}
-		volumes = append(volumes, corev1ac.Volume().WithName(configVolumeName).WithConfigMap(
-			corev1ac.ConfigMapVolumeSource().WithName(name).WithItems(corev1ac.KeyToPath().WithKey(key).WithPath(configFileName))))
+		volumes = append(volumes, corev1ac.Volume().WithName(ConfigVolumeName).WithConfigMap(
+			corev1ac.ConfigMapVolumeSource().WithName(name).WithItems(corev1ac.KeyToPath().WithKey(key).WithPath(ConfigFileName))))
 		if Reloads(&no.Spec) {
 			// A directory mount, which the kubelet refreshes; nginx.conf itself is the fixed
-			// file reload.go mounts, which includes it.
-			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(configVolumeName).
+			// file reloadpod.go mounts, which includes it.
+			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(ConfigVolumeName).
 				WithMountPath(reload.ConfigDirectory).WithReadOnly(true))
 		} else {
 			// subPath keeps the rest of /etc/nginx (mime.types, conf.d) from the image.
-			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(configVolumeName).
-				WithMountPath(operand.ConfigPath).WithSubPath(configFileName).WithReadOnly(true))
+			volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(ConfigVolumeName).
+				WithMountPath(operand.ConfigPath).WithSubPath(ConfigFileName).WithReadOnly(true))
 		}
 	}
 	for i, f := range no.Spec.Files {
-		name := filesVolumeName(i)
+		name := FilesVolumeName(i)
 		volumes = append(volumes, corev1ac.Volume().WithName(name).WithConfigMap(corev1ac.ConfigMapVolumeSource().WithName(f.ConfigMapName)))
 		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).WithMountPath(f.MountPath).WithReadOnly(true))
 	}
 	for i, t := range no.Spec.TLS {
-		name := tlsVolumeName(i)
+		name := TLSVolumeName(i)
 		volumes = append(volumes, corev1ac.Volume().WithName(name).WithSecret(corev1ac.SecretVolumeSource().WithSecretName(t.SecretName)))
 		volumeMounts = append(volumeMounts, corev1ac.VolumeMount().WithName(name).
 			WithMountPath(path.Join(operand.TLSDirectory, t.SecretName)).WithReadOnly(true))

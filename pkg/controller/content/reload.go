@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package content
 
 import (
 	"context"
@@ -35,23 +35,23 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-// ContentSyncAnnotation on a pod is rewritten when the pod's volumes still hold older
+// SyncAnnotation on a pod is rewritten when the pod's volumes still hold older
 // content some time after the controller asked for new content: the kubelet refreshes a
 // pod's volumes whenever the pod changes, and its ConfigMap cache may have been a moment
 // behind the first time.
-const ContentSyncAnnotation = "operator.example.com/content-sync"
+const SyncAnnotation = "operator.example.com/content-sync"
 
 // Timing of Reload mode. The sidecar looks at the volumes four times a second; nginx
 // reloads in milliseconds.
 const (
-	// reloadPollInterval is how often the controller reads the sidecars of pods that
+	// PollInterval is how often the controller reads the sidecars of pods that
 	// have not loaded the content it asked for.
-	reloadPollInterval = time.Second
-	// reloadNudgeAfter is how long a pod's volumes may lag before the pod is touched again.
-	reloadNudgeAfter = 5 * time.Second
-	// reloadGiveUpAfter ends the reading of a sidecar that never answers (no network to
+	PollInterval = time.Second
+	// NudgeAfter is how long a pod's volumes may lag before the pod is touched again.
+	NudgeAfter = 5 * time.Second
+	// GiveUpAfter ends the reading of a sidecar that never answers (no network to
 	// the pod from the controller, say): status then no longer waits for that pod.
-	reloadGiveUpAfter = 2 * time.Minute
+	GiveUpAfter = 2 * time.Minute
 	// reloadReadTimeout bounds one read of a sidecar's state.
 	reloadReadTimeout = time.Second
 )
@@ -166,21 +166,21 @@ func (a *awaitedPods) forgetGone(owner types.NamespacedName, pods []corev1.Pod) 
 	}
 }
 
-// len is the number of pods awaited, for tests.
+// len is the number of pods awaited.
 func (a *awaitedPods) len() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.m)
 }
 
-// ensurePodContent asks every pod of the NginxOperator for the content desired (operand.
+// EnsurePodContent asks every pod of the NginxOperator for the content desired (operand.
 // FormatContentHashes of the volumes) by annotating it, and reads how far the pods asked
 // for a change are. A pod that gets its first annotation runs what it started with: it
 // started after the content was written, so there is nothing to wait for.
-func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOperator, desired string, pods []corev1.Pod) (ReloadObservation, time.Duration, error) {
+func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator, desired string, pods []corev1.Pod) (ReloadObservation, time.Duration, error) {
 	var obs ReloadObservation
-	now := r.Clock.Now()
-	r.awaited.forgetGone(client.ObjectKeyFromObject(no), pods)
+	now := c.Clock.Now()
+	t.awaited.forgetGone(client.ObjectKeyFromObject(no), pods)
 	type read struct {
 		pod   *corev1.Pod
 		state reload.State
@@ -191,38 +191,38 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 	for i := range pods {
 		pod := &pods[i]
 		if pod.DeletionTimestamp != nil || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-			r.awaited.forget(pod.UID)
+			t.awaited.forget(pod.UID)
 			continue
 		}
 		current := pod.Annotations[reload.ContentHashesAnnotation]
 		if current != desired {
-			if err := r.annotatePod(ctx, pod, map[string]string{reload.ContentHashesAnnotation: desired}); err != nil {
+			if err := c.annotatePod(ctx, pod, map[string]string{reload.ContentHashesAnnotation: desired}); err != nil {
 				return obs, 0, err
 			}
 			asked++
 			if current == "" {
 				continue
 			}
-			r.awaited.put(pod.UID, &awaited{owner: client.ObjectKeyFromObject(no), desired: desired, since: now, nudge: now})
+			t.awaited.put(pod.UID, &awaited{owner: client.ObjectKeyFromObject(no), desired: desired, since: now, nudge: now})
 		}
-		w := r.awaited.get(pod.UID)
+		w := t.awaited.get(pod.UID)
 		switch {
 		case w == nil:
 		case w.desired != desired:
-			r.awaited.forget(pod.UID)
+			t.awaited.forget(pod.UID)
 		case w.rejected != "":
 			obs.Rejected = append(obs.Rejected, pod.Name+": "+w.rejected)
-		case now.Sub(w.since) > reloadGiveUpAfter:
-			r.awaited.forget(pod.UID)
+		case now.Sub(w.since) > GiveUpAfter:
+			t.awaited.forget(pod.UID)
 		default:
 			toRead = append(toRead, &read{pod: pod})
 		}
 	}
 	if asked > 0 {
-		r.event(no, corev1.EventTypeNormal, "ContentReload", "Reload", "asked %d pods to load content %s", asked, desired)
+		c.event(no, corev1.EventTypeNormal, "ContentReload", "Reload", "asked %d pods to load content %s", asked, desired)
 	}
 	// The sidecars answer at once or time out: read them side by side.
-	stateOf := r.ReloadState
+	stateOf := c.ReloadState
 	if stateOf == nil {
 		stateOf = HTTPReloadState
 	}
@@ -237,7 +237,7 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 	wg.Wait()
 	waiting := 0
 	for _, rd := range toRead {
-		w := r.awaited.get(rd.pod.UID)
+		w := t.awaited.get(rd.pod.UID)
 		if w == nil {
 			continue
 		}
@@ -245,19 +245,19 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 		case rd.err != nil:
 			// Not known: status does not wait for what it cannot see, the next poll retries.
 		case rd.state.Loaded == desired:
-			r.awaited.forget(rd.pod.UID)
+			t.awaited.forget(rd.pod.UID)
 			continue
 		case rd.state.Rejected == desired:
 			w.rejected = rd.state.Message
-			r.awaited.put(rd.pod.UID, w)
+			t.awaited.put(rd.pod.UID, w)
 			obs.Rejected = append(obs.Rejected, rd.pod.Name+": "+w.rejected)
 			continue
-		case rd.state.Mounted != desired && now.Sub(w.nudge) > reloadNudgeAfter:
-			if err := r.annotatePod(ctx, rd.pod, map[string]string{ContentSyncAnnotation: now.UTC().Format(time.RFC3339Nano)}); err != nil {
+		case rd.state.Mounted != desired && now.Sub(w.nudge) > NudgeAfter:
+			if err := c.annotatePod(ctx, rd.pod, map[string]string{SyncAnnotation: now.UTC().Format(time.RFC3339Nano)}); err != nil {
 				return obs, 0, err
 			}
 			w.nudge = now
-			r.awaited.put(rd.pod.UID, w)
+			t.awaited.put(rd.pod.UID, w)
 		}
 		waiting++
 		if rd.err == nil {
@@ -266,17 +266,17 @@ func (r *Reconciler) ensurePodContent(ctx context.Context, no *v1alpha2.NginxOpe
 	}
 	var recheck time.Duration
 	if waiting > 0 {
-		recheck = reloadPollInterval
+		recheck = PollInterval
 	}
 	return obs, recheck, nil
 }
 
 // annotatePod merges annotations into a pod's: a pod update, which also makes the
 // kubelet refresh the pod's volumes.
-func (r *Reconciler) annotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) error {
+func (c Cluster) annotatePod(ctx context.Context, pod *corev1.Pod, annotations map[string]string) error {
 	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
 	if err != nil {
 		return err
 	}
-	return countWrite("Pod", client.IgnoreNotFound(r.Client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, patch))))
+	return c.countWrite("Pod", client.IgnoreNotFound(c.Client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, patch))))
 }

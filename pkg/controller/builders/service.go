@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package builders
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -69,7 +69,7 @@ func Service(no *v1alpha2.NginxOperator) *corev1ac.ServiceApplyConfiguration {
 func containerPortProtocol(ports []corev1.ContainerPort, name string) corev1.Protocol {
 	for _, p := range ports {
 		if p.Name == name {
-			return protocolOrTCP(p.Protocol)
+			return ProtocolOrTCP(p.Protocol)
 		}
 	}
 	return corev1.ProtocolTCP

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package content
 
 import (
 	"context"
@@ -33,15 +33,33 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
-// mountedContent hashes what spec.config, spec.files and spec.tls mount. problems lists
-// references the pods cannot mount as they are: a missing ConfigMap or key; the pods wait
-// for them. refused lists references that are not mounted: a Secret in spec.tls that is
-// missing or not of type kubernetes.io/tls, in words that do not tell which. The hash is "" when nothing is mounted,
-// so a spec without mounts keeps the pod template it always had. volumes has the
-// reload.ContentHash of each content volume's files, by volume name, for Reload mode.
-func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOperator) (hash string, volumes map[string]string, problems, refused []string, err error) {
+// Mounted is what spec.config, spec.files and spec.tls mount, as Tracker.Mounted found it.
+type Mounted struct {
+	// Hash covers all of it; "" when nothing is mounted, so a spec without mounts keeps
+	// the pod template it always had.
+	Hash string
+	// Volumes has the reload.ContentHash of each content volume's files, by volume name,
+	// for Reload mode.
+	Volumes map[string]string
+	// Problems lists references the pods cannot mount as they are: a missing ConfigMap or
+	// key; the pods wait for them.
+	Problems []string
+	// Refused lists references that are not mounted: a Secret in spec.tls that is missing
+	// or not of type kubernetes.io/tls, in words that do not tell which.
+	Refused []string
+}
+
+// Mounted hashes what spec.config, spec.files and spec.tls mount.
+func (t *Tracker) Mounted(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator) (Mounted, error) {
+	hash, volumes, problems, refused, err := t.mountedContent(ctx, c, no)
+	return Mounted{Hash: hash, Volumes: volumes, Problems: problems, Refused: refused}, err
+}
+
+// mountedContent is Mounted with the parts as named results.
+func (t *Tracker) mountedContent(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator) (hash string, volumes map[string]string, problems, refused []string, err error) {
 	spec := &no.Spec
 	if spec.Config == nil && len(spec.Files) == 0 && len(spec.TLS) == 0 {
 		return "", nil, nil, nil, nil
@@ -49,7 +67,7 @@ func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOpera
 	h := sha256.New()
 	volumes = map[string]string{}
 	add := func(what, volume string, ref mountRef) error {
-		d, err := r.digest(ctx, no.Namespace, ref)
+		d, err := t.digest(ctx, c, no.Namespace, ref)
 		if err != nil {
 			return err
 		}
@@ -65,21 +83,21 @@ func (r *Reconciler) mountedContent(ctx context.Context, no *v1alpha2.NginxOpera
 	}
 	if cfg := spec.Config; cfg != nil {
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
-			if err := add("spec.config.configMapKeyRef", configVolumeName, mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
+			if err := add("spec.config.configMapKeyRef", builders.ConfigVolumeName, mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
 				return "", nil, nil, nil, err
 			}
 		} else {
-			writeEntry(h, "spec.config.inline", configFileName, []byte(cfg.Inline))
-			volumes[configVolumeName] = reload.ContentHash(map[string][]byte{configFileName: []byte(cfg.Inline)})
+			writeEntry(h, "spec.config.inline", builders.ConfigFileName, []byte(cfg.Inline))
+			volumes[builders.ConfigVolumeName] = reload.ContentHash(map[string][]byte{builders.ConfigFileName: []byte(cfg.Inline)})
 		}
 	}
 	for i, f := range spec.Files {
-		if err := add(fmt.Sprintf("spec.files[%d]", i), filesVolumeName(i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
+		if err := add(fmt.Sprintf("spec.files[%d]", i), builders.FilesVolumeName(i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
 			return "", nil, nil, nil, err
 		}
 	}
 	for i, t := range spec.TLS {
-		if err := add(fmt.Sprintf("spec.tls[%d]", i), tlsVolumeName(i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
+		if err := add(fmt.Sprintf("spec.tls[%d]", i), builders.TLSVolumeName(i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
 			return "", nil, nil, nil, err
 		}
 	}
@@ -143,18 +161,18 @@ func (d *digests) forget(nn types.NamespacedName, ref mountRef) {
 
 // digest returns the digest of a mounted object, reading it only when the metadata cache
 // shows a resourceVersion it has not hashed.
-func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef) (digest, error) {
+func (t *Tracker) digest(ctx context.Context, c Cluster, namespace string, ref mountRef) (digest, error) {
 	nn := types.NamespacedName{Namespace: namespace, Name: ref.name}
 	meta := &metav1.PartialObjectMetadata{}
 	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(ref.kind))
-	if err := r.Client.Get(ctx, nn, meta); err != nil {
+	if err := c.Client.Get(ctx, nn, meta); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.digests.forget(nn, ref)
+			t.digests.forget(nn, ref)
 			return missing(ref), nil
 		}
 		return digest{}, err
 	}
-	if d, ok := r.digests.get(nn, ref); ok && d.resourceVersion == meta.ResourceVersion {
+	if d, ok := t.digests.get(nn, ref); ok && d.resourceVersion == meta.ResourceVersion {
 		return d, nil
 	}
 	// The content is needed here, and only here: the hash of what the pods mount (a
@@ -166,14 +184,14 @@ func (r *Reconciler) digest(ctx context.Context, namespace string, ref mountRef)
 	if ref.kind == "Secret" {
 		obj = &corev1.Secret{}
 	}
-	if err := r.APIReader.Get(ctx, nn, obj); err != nil {
+	if err := c.APIReader.Get(ctx, nn, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return missing(ref), nil
 		}
 		return digest{}, err
 	}
 	d := digestOf(obj, ref)
-	r.digests.put(nn, ref, d)
+	t.digests.put(nn, ref, d)
 	return d, nil
 }
 
@@ -206,8 +224,8 @@ func digestOf(obj client.Object, ref mountRef) digest {
 				d.problem = fmt.Sprintf("ConfigMap %s has no key %q", ref.name, ref.key)
 			}
 			writeEntry(h, "data", ref.key, []byte(value))
-			// The key is mounted under the name nginx.conf (mounts.go).
-			files[configFileName] = []byte(value)
+			// The key is mounted under the name nginx.conf (builders/mounts.go).
+			files[builders.ConfigFileName] = []byte(value)
 			break
 		}
 		for _, k := range sortedKeys(o.Data) {
