@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -119,44 +118,6 @@ type digest struct {
 	problem string
 	// refused says why it is never mounted, whatever the pods could do; "" when it may be.
 	refused string
-}
-
-// digests remembers each mounted object's digest by resourceVersion: the metadata cache
-// tells whether it changed, so the object itself is read from the API server only when it
-// did, not on every reconcile (pod events reconcile often while pods start). An entry is
-// dropped when its object is gone; the map holds at most one digest per mounted object
-// and key, a few dozen bytes each.
-type digests struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]map[mountRef]digest
-}
-
-func (d *digests) get(nn types.NamespacedName, ref mountRef) (digest, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	got, ok := d.m[nn][ref]
-	return got, ok
-}
-
-func (d *digests) put(nn types.NamespacedName, ref mountRef, v digest) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[types.NamespacedName]map[mountRef]digest{}
-	}
-	if d.m[nn] == nil {
-		d.m[nn] = map[mountRef]digest{}
-	}
-	d.m[nn][ref] = v
-}
-
-func (d *digests) forget(nn types.NamespacedName, ref mountRef) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.m[nn], ref)
-	if len(d.m[nn]) == 0 {
-		delete(d.m, nn)
-	}
 }
 
 // digest returns the digest of a mounted object, reading it only when the metadata cache

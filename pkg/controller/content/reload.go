@@ -19,10 +19,6 @@ package content
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -30,7 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/example/nginx-operator/pkg/apis/operator/operand"
 	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
@@ -56,121 +51,11 @@ const (
 	reloadReadTimeout = time.Second
 )
 
-// ReloadStateReader reads the state the sidecar of a pod reports (reload.State).
-type ReloadStateReader func(ctx context.Context, pod *corev1.Pod) (reload.State, error)
-
-// sidecarClient reads the sidecars. A pod's configuration may take the exporter's port
-// and answer for it: so no proxy, and a redirect is an answer other than 200, never
-// followed, so the controller's requests go to the pod's IP and port only.
-var sidecarClient = &http.Client{
-	Transport: func() *http.Transport {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.Proxy = nil
-		return t
-	}(),
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-}
-
-// HTTPReloadState reads the sidecar's state from the pod's IP, on the exporter's port.
-func HTTPReloadState(ctx context.Context, pod *corev1.Pod) (reload.State, error) {
-	var state reload.State
-	if pod.Status.PodIP == "" {
-		return state, fmt.Errorf("pod %s has no IP yet", pod.Name)
-	}
-	return readSidecarState(ctx, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort))+reload.StatePath)
-}
-
-// readSidecarState reads the state at url with sidecarClient.
-func readSidecarState(ctx context.Context, url string) (reload.State, error) {
-	var state reload.State
-	ctx, cancel := context.WithTimeout(ctx, reloadReadTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return state, err
-	}
-	resp, err := sidecarClient.Do(req)
-	if err != nil {
-		return state, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return state, fmt.Errorf("%s: %s", url, resp.Status)
-	}
-	return state, json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&state)
-}
-
 // ReloadObservation is what the sidecars of pods asked for new content said.
 type ReloadObservation struct {
 	// Pending names the pods that have not loaded it yet; Rejected holds, per pod, why
 	// nginx refused it ("pod: message").
 	Pending, Rejected []string
-}
-
-// awaited is a pod the controller asked for new content, until its sidecar says nginx
-// loaded or rejected it.
-type awaited struct {
-	// owner is the NginxOperator whose pod it is: its entries for pods gone are dropped.
-	owner        types.NamespacedName
-	desired      string
-	since, nudge time.Time
-	// rejected is nginx's message once it refused desired; the pod is no longer read.
-	rejected string
-}
-
-// awaitedPods remembers, by pod UID, the pods asked for new content. It lives in memory:
-// a controller that restarts reads them again at the next content change.
-type awaitedPods struct {
-	mu sync.Mutex
-	m  map[types.UID]*awaited
-}
-
-func (a *awaitedPods) get(uid types.UID) *awaited {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m[uid] == nil {
-		return nil
-	}
-	copied := *a.m[uid]
-	return &copied
-}
-
-func (a *awaitedPods) put(uid types.UID, w *awaited) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		a.m = map[types.UID]*awaited{}
-	}
-	a.m[uid] = w
-}
-
-func (a *awaitedPods) forget(uid types.UID) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.m, uid)
-}
-
-// forgetGone drops owner's entries for pods that are no longer among its pods: a pod
-// deleted before it answered must not stay in memory.
-func (a *awaitedPods) forgetGone(owner types.NamespacedName, pods []corev1.Pod) {
-	listed := make(map[types.UID]bool, len(pods))
-	for i := range pods {
-		listed[pods[i].UID] = true
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for uid, w := range a.m {
-		if w.owner == owner && !listed[uid] {
-			delete(a.m, uid)
-		}
-	}
-}
-
-// len is the number of pods awaited.
-func (a *awaitedPods) len() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.m)
 }
 
 // EnsurePodContent asks every pod of the NginxOperator for the content desired (operand.
