@@ -29,27 +29,15 @@ import (
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/controller/builders"
+	"github.com/example/nginx-operator/pkg/controller/builders/buildertest"
 )
 
-// The fixtures of the reconciler's tests; the builders' tests have their own.
-
-// sample is a defaulted NginxOperator, as the controller reads it from the API.
-func sample(name string) *v1alpha2.NginxOperator {
-	return &v1alpha2.NginxOperator{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID(name + "-uid"), Generation: 1},
-		Spec: v1alpha2.NginxOperatorSpec{
-			Image:    "nginx:1.27.4",
-			Replicas: ptr.To[int32](2),
-			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-		},
-	}
-}
-
-func withMetricsOn(no *v1alpha2.NginxOperator) *v1alpha2.NginxOperator {
-	no.Spec.Metrics = &v1alpha2.MetricsSpec{Enabled: ptr.To(true)}
-	return no
-}
+// The shared fixtures (buildertest), under the names the tests use.
+var (
+	sample        = buildertest.Sample
+	withMetricsOn = buildertest.WithMetricsOn
+	reloading     = buildertest.Reloading
+)
 
 // objectLabels are the labels the controller puts on what it writes: its pods carry them.
 func objectLabels(no *v1alpha2.NginxOperator) map[string]string {

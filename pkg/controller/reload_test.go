@@ -40,15 +40,6 @@ import (
 	"github.com/example/nginx-operator/pkg/controller/content"
 )
 
-// reloading is sample in Reload mode with an inline configuration.
-func reloading(name, conf string) *v1alpha2.NginxOperator {
-	no := withMetricsOn(sample(name))
-	no.Spec.ContentUpdate = v1alpha2.ContentUpdateReload
-	no.Spec.SecurityContext = &corev1.SecurityContext{RunAsUser: ptr.To[int64](101)}
-	no.Spec.Config = &v1alpha2.ConfigSource{Inline: conf}
-	return no
-}
-
 func nginxPod(name string, annotations map[string]string) *corev1.Pod {
 	labels := builders.SelectorLabels(sample("web"))
 	labels[builders.ManagedByLabel] = builders.FieldManager

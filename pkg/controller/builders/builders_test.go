@@ -28,20 +28,15 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/builders/buildertest"
 )
 
-// sample is a defaulted NginxOperator, as the controller reads it from the API.
-func sample(name string) *v1alpha2.NginxOperator {
-	return &v1alpha2.NginxOperator{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop", UID: types.UID(name + "-uid"), Generation: 1},
-		Spec: v1alpha2.NginxOperatorSpec{
-			Image:    "nginx:1.27.4",
-			Replicas: ptr.To[int32](2),
-			Ports:    []corev1.ContainerPort{{Name: "http", ContainerPort: 80, Protocol: corev1.ProtocolTCP}},
-			Service:  &v1alpha2.ServiceSpec{Type: v1alpha2.ServiceTypeClusterIP, Ports: []v1alpha2.ServicePort{{Name: "http", Port: 80}}},
-		},
-	}
-}
+// The shared fixtures (buildertest), under the names the tests use.
+var (
+	sample        = buildertest.Sample
+	withMetricsOn = buildertest.WithMetricsOn
+	reloading     = buildertest.Reloading
+)
 
 func TestDesiredReplicas(t *testing.T) {
 	for _, tc := range []struct {

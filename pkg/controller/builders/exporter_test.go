@@ -27,11 +27,6 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-func withMetricsOn(no *v1alpha2.NginxOperator) *v1alpha2.NginxOperator {
-	no.Spec.Metrics = &v1alpha2.MetricsSpec{Enabled: ptr.To(true)}
-	return no
-}
-
 // podOf builds the Deployment and returns its pod template as the API types.
 func podOf(t *testing.T, no *v1alpha2.NginxOperator) corev1.PodTemplateSpec {
 	t.Helper()

@@ -26,15 +26,6 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 )
 
-// reloading is sample in Reload mode with an inline configuration.
-func reloading(name, conf string) *v1alpha2.NginxOperator {
-	no := withMetricsOn(sample(name))
-	no.Spec.ContentUpdate = v1alpha2.ContentUpdateReload
-	no.Spec.SecurityContext = &corev1.SecurityContext{RunAsUser: ptr.To[int64](101)}
-	no.Spec.Config = &v1alpha2.ConfigSource{Inline: conf}
-	return no
-}
-
 // TestReloadPod: in Reload mode nginx.conf is the fixed file that includes spec.config
 // from a refreshed directory, and the exporter, as nginx's user in nginx's process
 // namespace, sees every content volume, the pod's wanted content and the error log.
