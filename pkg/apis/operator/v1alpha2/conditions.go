@@ -59,9 +59,9 @@ const (
 	// ReasonRolloutComplete (Progressing False): the Deployment runs the current spec on
 	// all its pods.
 	ReasonRolloutComplete = "RolloutComplete"
-	// ReasonReferenceNotFound: a ConfigMap, Secret or key that spec.config, spec.files
-	// or spec.tls mounts does not exist (or a Secret is not of type kubernetes.io/tls);
-	// the pods wait for it.
+	// ReasonReferenceNotFound: a ConfigMap or key that spec.config or spec.files mounts
+	// does not exist; the pods wait for it. (A Secret of spec.tls that is missing or of
+	// another type is refused with OperandDeploymentFailed, in the same words either way.)
 	ReasonReferenceNotFound = "ReferenceNotFound"
 	// ReasonPodsUnschedulable: the scheduler places no node for some pods; the message
 	// is the scheduler's.
