@@ -22,6 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/component-base/featuregate"
@@ -106,17 +107,27 @@ func (c CompletedConfig) New() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	storage, err := nginxoperator.NewStorage(Scheme, etcderrors.RESTOptionsGetter(c.generic.RESTOptionsGetter), c.featureGate)
+	writes := nginxoperator.Writes{Authorizer: c.generic.Authorization.Authorizer}
+	if v, ok := c.generic.AdmissionControl.(admission.ValidationInterface); ok {
+		writes.Admission = v
+	}
+	storage, err := nginxoperator.NewStorage(Scheme, etcderrors.RESTOptionsGetter(c.generic.RESTOptionsGetter), c.featureGate, writes)
 	if err != nil {
 		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
 	}
 	group := newAPIGroupInfo()
 	for _, version := range versions {
-		group.VersionedResourcesStorageMap[version] = map[string]rest.Storage{
+		resources := map[string]rest.Storage{
 			resource.Resource:             storage.NginxOperator,
 			resource.Resource + "/status": storage.Status,
 			resource.Resource + "/scale":  storage.Scale,
 		}
+		// Revisions and rollback came with v1alpha2; the deprecated v1alpha1 has neither.
+		if version != "v1alpha1" {
+			resources[resource.Resource+"/rollback"] = storage.Rollback
+			resources["nginxoperatorrevisions"] = storage.Revisions
+		}
+		group.VersionedResourcesStorageMap[version] = resources
 	}
 	if err := generic.InstallAPIGroup(&group); err != nil {
 		return nil, err

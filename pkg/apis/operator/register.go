@@ -48,6 +48,9 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&NginxOperator{},
 		&NginxOperatorList{},
+		&NginxOperatorRevision{},
+		&NginxOperatorRevisionList{},
+		&NginxOperatorRollback{},
 	)
 	return nil
 }

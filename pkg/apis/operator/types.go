@@ -83,6 +83,9 @@ type NginxOperatorSpec struct {
 	// ContentUpdate is how new content reaches running pods: Reload, Rollout, or "" for
 	// Reload where the pods can reload, else Rollout.
 	ContentUpdate ContentUpdatePolicy
+	// RevisionHistoryLimit is how many revisions before the newest are kept; nil keeps
+	// DefaultRevisionHistoryLimit.
+	RevisionHistoryLimit *int32
 }
 
 // ContentUpdatePolicy is how new content reaches running pods.
@@ -203,4 +206,76 @@ type NginxOperatorStatus struct {
 	// RealQPS is SinglePodQPS times the ready pods as observed.
 	RealQPS    *int64
 	Conditions []metav1.Condition
+	// Revision is the number of the newest NginxOperatorRevision, named
+	// RevisionName(name, Revision); 0 while the spec has never mounted content. Only the
+	// apiserver sets it, in the write that records the revision.
+	Revision int64
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRevision is one content an NginxOperator's spec asked its pods to load:
+// immutable, recorded by the apiserver in the write that made it.
+type NginxOperatorRevision struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	// Revision is the number, counting from 1 for the NginxOperator's first content.
+	Revision int64
+	// NginxOperator is the name of the NginxOperator, in the same namespace.
+	NginxOperator string
+	// Requester is the user whose write made the revision.
+	Requester string
+	// Reason is Created, Updated, RolledBack or Adopted.
+	Reason RevisionReason
+	// RolledBackTo is the revision whose content a rollback restored.
+	RolledBackTo int64
+	// Changed lists the content fields that differ from the revision before.
+	Changed []string
+	// ContentHash is the SHA-256 of Content, to compare revisions.
+	ContentHash string
+	// Content is what the spec mounted.
+	Content RevisionContent
+}
+
+// RevisionReason is why a revision was recorded.
+type RevisionReason string
+
+// The reasons of a revision.
+const (
+	RevisionCreated    RevisionReason = "Created"
+	RevisionUpdated    RevisionReason = "Updated"
+	RevisionRolledBack RevisionReason = "RolledBack"
+	// RevisionAdopted is the content an NginxOperator had when it was stored before
+	// revisions were recorded, recorded at its first content change since.
+	RevisionAdopted RevisionReason = "Adopted"
+)
+
+// RevisionContent holds the content fields of a spec.
+type RevisionContent struct {
+	Config *ConfigSource
+	Files  []ConfigMapFiles
+	TLS    []TLSSecret
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRevisionList is a list of NginxOperatorRevisions.
+type NginxOperatorRevisionList struct {
+	metav1.TypeMeta
+	metav1.ListMeta
+
+	Items []NginxOperatorRevision
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRollback asks, through the rollback subresource, for the spec's content
+// fields to be set back to a revision's.
+type NginxOperatorRollback struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	// ToRevision is the revision to go back to; 0 means the one before the newest.
+	ToRevision int64
 }

@@ -48,11 +48,15 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha2.MetricsSpec{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_MetricsSpec(ref),
 		v1alpha2.NginxOperator{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_NginxOperator(ref),
 		v1alpha2.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorList(ref),
+		v1alpha2.NginxOperatorRevision{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref),
+		v1alpha2.NginxOperatorRevisionList{}.OpenAPIModelName():        schema_pkg_apis_operator_v1alpha2_NginxOperatorRevisionList(ref),
+		v1alpha2.NginxOperatorRollback{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_NginxOperatorRollback(ref),
 		v1alpha2.NginxOperatorSpec{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref),
 		v1alpha2.NginxOperatorStatus{}.OpenAPIModelName():              schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref),
 		v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName():          schema_pkg_apis_operator_v1alpha2_PodDisruptionBudgetSpec(ref),
 		v1alpha2.PodOptions{}.OpenAPIModelName():                       schema_pkg_apis_operator_v1alpha2_PodOptions(ref),
 		v1alpha2.QPSSpec{}.OpenAPIModelName():                          schema_pkg_apis_operator_v1alpha2_QPSSpec(ref),
+		v1alpha2.RevisionContent{}.OpenAPIModelName():                  schema_pkg_apis_operator_v1alpha2_RevisionContent(ref),
 		v1alpha2.ScratchVolume{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_ScratchVolume(ref),
 		v1alpha2.ServicePort{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServicePort(ref),
 		v1alpha2.ServiceSpec{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServiceSpec(ref),
@@ -757,6 +761,206 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorList(ref common.ReferenceCal
 	}
 }
 
+func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NginxOperatorRevision is one content an NginxOperator's spec asked its pods to load: what spec.config, spec.files and spec.tls mounted, who wrote it and when. The apiserver records it in the write that changed the content and keeps the newest spec.revisionHistoryLimit+1; clients only read revisions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the number, counting from 1 for the NginxOperator's first content.",
+							Default:     0,
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"nginxOperator": {
+						SchemaProps: spec.SchemaProps{
+							Description: "nginxOperator is the name of the NginxOperator, in the same namespace.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"requester": {
+						SchemaProps: spec.SchemaProps{
+							Description: "requester is the user whose write made the revision.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"reason": {
+						SchemaProps: spec.SchemaProps{
+							Description: "reason is Created, Updated or RolledBack.\n\nPossible enum values:\n - `\"Created\"`\n - `\"RolledBack\"`\n - `\"Updated\"`",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Created", "RolledBack", "Updated"},
+						},
+					},
+					"rolledBackTo": {
+						SchemaProps: spec.SchemaProps{
+							Description: "rolledBackTo is the revision whose content a rollback restored.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"changed": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "changed lists the content fields that differ from the revision before.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"contentHash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "contentHash is the SHA-256 of content, to compare revisions.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"content": {
+						SchemaProps: spec.SchemaProps{
+							Description: "content is what the spec mounted: the inline nginx.conf itself, and the names of the ConfigMaps and Secrets it referenced (never their data).",
+							Default:     map[string]interface{}{},
+							Ref:         ref(v1alpha2.RevisionContent{}.OpenAPIModelName()),
+						},
+					},
+				},
+				Required: []string{"revision", "nginxOperator", "reason", "contentHash", "content"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha2.RevisionContent{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevisionList(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NginxOperatorRevisionList is a list of NginxOperatorRevisions.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ListMeta{}.OpenAPIModelName()),
+						},
+					},
+					"items": {
+						SchemaProps: spec.SchemaProps{
+							Type: []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.NginxOperatorRevision{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+				Required: []string{"items"},
+			},
+		},
+		Dependencies: []string{
+			v1alpha2.NginxOperatorRevision{}.OpenAPIModelName(), metav1.ListMeta{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_NginxOperatorRollback(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NginxOperatorRollback, posted to an NginxOperator's rollback subresource, sets the spec's config, files and tls back to those of a kept revision, as \"kubectl rollout undo\" sets a Deployment's template back. It is authorized as an update of the NginxOperator, and the result records a new revision.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Description: "metadata.name, when set, must be the NginxOperator's.",
+							Default:     map[string]interface{}{},
+							Ref:         ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"toRevision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "toRevision is the revision to go back to; 0 or unset means the one before the newest.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -959,6 +1163,13 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							Enum:        []interface{}{"Reload", "Rollout"},
 						},
 					},
+					"revisionHistoryLimit": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revisionHistoryLimit is how many NginxOperatorRevisions before the newest are kept (0 to 100); 10 when unset. Each change of what config, files and tls mount is one revision, and the rollback subresource sets those fields back to a kept one.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
 				},
 			},
 		},
@@ -1036,6 +1247,13 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref common.ReferenceC
 									},
 								},
 							},
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the number of the newest NginxOperatorRevision (named <name>-<revision>); 0 while the spec has never mounted content. Set by the apiserver in the write that records the revision, never by a client.",
+							Type:        []string{"integer"},
+							Format:      "int64",
 						},
 					},
 				},
@@ -1246,6 +1464,63 @@ func schema_pkg_apis_operator_v1alpha2_QPSSpec(ref common.ReferenceCallback) com
 				Required: []string{"singlePodQPS", "totalQPS"},
 			},
 		},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_RevisionContent(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RevisionContent holds the content fields of a spec.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"config": {
+						SchemaProps: spec.SchemaProps{
+							Description: "config as in spec.config.",
+							Ref:         ref(v1alpha2.ConfigSource{}.OpenAPIModelName()),
+						},
+					},
+					"files": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "files as in spec.files.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.ConfigMapFiles{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"tls": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "tls as in spec.tls.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.TLSSecret{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName()},
 	}
 }
 

@@ -18,9 +18,12 @@ package nginxoperator
 
 import (
 	"context"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -31,16 +34,30 @@ import (
 	"github.com/example/nginx-operator/pkg/registry/compact"
 )
 
-// Storage bundles the main resource with its subresources.
+// Storage bundles the main resource with its subresources and its revisions.
 type Storage struct {
 	NginxOperator *REST
 	Status        *StatusREST
 	Scale         *ScaleREST
+	Rollback      *RollbackREST
+	Revisions     *RevisionREST
 }
 
-// NewStorage builds the etcd-backed storage of nginxoperators. gates are nginx-operator's
-// feature gates at the server's emulated release: they decide which fields it accepts.
-func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, gates featuregate.FeatureGate) (*Storage, error) {
+// Writes are what a rollback needs besides storage: the server's authorizer and its
+// validating admission, to judge a rollback as the update it is.
+type Writes struct {
+	Authorizer authorizer.Authorizer
+	Admission  admission.ValidationInterface
+}
+
+// NewStorage builds the etcd-backed storage of nginxoperators and nginxoperatorrevisions.
+// gates are nginx-operator's feature gates at the server's emulated release: they decide
+// which fields it accepts.
+func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, gates featuregate.FeatureGate, writes Writes) (*Storage, error) {
+	revisions, err := newRevisionStore(scheme, optsGetter)
+	if err != nil {
+		return nil, err
+	}
 	strategy := NewStrategy(scheme, gates)
 	store := &genericregistry.Store{
 		NewFunc:                   func() runtime.Object { return &operator.NginxOperator{} },
@@ -62,6 +79,8 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, err
 	}
+	// Outermost, so that it sees each write's final object and its commit.
+	store.Storage.Storage = &recordingStorage{Interface: store.Storage.Storage, revisions: revisions, now: time.Now}
 
 	statusStore := *store
 	statusStrategy := NewStatusStrategy(strategy)
@@ -72,6 +91,8 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 		NginxOperator: &REST{store},
 		Status:        &StatusREST{store: &statusStore},
 		Scale:         &ScaleREST{store: store},
+		Rollback:      &RollbackREST{store: store, revisions: revisions, authorizer: writes.Authorizer, admission: writes.Admission, scheme: scheme},
+		Revisions:     &RevisionREST{store: revisions},
 	}, nil
 }
 

@@ -170,6 +170,7 @@ func autoConvert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec(in *op
 	// WARNING: in.Scratch requires manual conversion: does not exist in peer-type
 	// WARNING: in.Metrics requires manual conversion: does not exist in peer-type
 	// WARNING: in.ContentUpdate requires manual conversion: does not exist in peer-type
+	// WARNING: in.RevisionHistoryLimit requires manual conversion: does not exist in peer-type
 	return nil
 }
 
@@ -191,5 +192,6 @@ func autoConvert_operator_NginxOperatorStatus_To_v1alpha1_NginxOperatorStatus(in
 	// WARNING: in.Selector requires manual conversion: does not exist in peer-type
 	// WARNING: in.RealQPS requires manual conversion: does not exist in peer-type
 	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
+	// WARNING: in.Revision requires manual conversion: does not exist in peer-type
 	return nil
 }

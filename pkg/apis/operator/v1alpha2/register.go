@@ -47,6 +47,9 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&NginxOperator{},
 		&NginxOperatorList{},
+		&NginxOperatorRevision{},
+		&NginxOperatorRevisionList{},
+		&NginxOperatorRollback{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

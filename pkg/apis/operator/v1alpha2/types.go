@@ -26,6 +26,7 @@ import (
 // +genclient
 // +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
 // +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
+// +genclient:method=Rollback,verb=create,subresource=rollback,input=NginxOperatorRollback,result=NginxOperator
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // NginxOperator runs nginx as a Deployment with a Service in front of it.
@@ -160,6 +161,11 @@ type NginxOperatorSpec struct {
 	// A spec that mounts no content has nothing to reload. Switching rolls the pods once.
 	// +optional
 	ContentUpdate ContentUpdatePolicy `json:"contentUpdate,omitempty" protobuf:"bytes,18,opt,name=contentUpdate,casttype=ContentUpdatePolicy"`
+	// revisionHistoryLimit is how many NginxOperatorRevisions before the newest are kept
+	// (0 to 100); 10 when unset. Each change of what config, files and tls mount is one
+	// revision, and the rollback subresource sets those fields back to a kept one.
+	// +optional
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty" protobuf:"varint,19,opt,name=revisionHistoryLimit"`
 }
 
 // ContentUpdatePolicy is how new content reaches running pods.
@@ -384,4 +390,103 @@ type NginxOperatorStatus struct {
 	// +listMapKey=type
 	// +k8s:validation:maxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty" protobuf:"bytes,7,rep,name=conditions"`
+	// revision is the number of the newest NginxOperatorRevision (named
+	// <name>-<revision>); 0 while the spec has never mounted content. Set by the
+	// apiserver in the write that records the revision, never by a client.
+	// +optional
+	Revision int64 `json:"revision,omitempty" protobuf:"varint,8,opt,name=revision"`
+}
+
+// +genclient
+// +genclient:onlyVerbs=get,list,watch
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRevision is one content an NginxOperator's spec asked its pods to load:
+// what spec.config, spec.files and spec.tls mounted, who wrote it and when. The apiserver
+// records it in the write that changed the content and keeps the newest
+// spec.revisionHistoryLimit+1; clients only read revisions.
+type NginxOperatorRevision struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// revision is the number, counting from 1 for the NginxOperator's first content.
+	Revision int64 `json:"revision" protobuf:"varint,2,opt,name=revision"`
+	// nginxOperator is the name of the NginxOperator, in the same namespace.
+	NginxOperator string `json:"nginxOperator" protobuf:"bytes,3,opt,name=nginxOperator"`
+	// requester is the user whose write made the revision.
+	// +optional
+	Requester string `json:"requester,omitempty" protobuf:"bytes,4,opt,name=requester"`
+	// reason is Created, Updated, RolledBack (by the rollback subresource) or Adopted.
+	Reason RevisionReason `json:"reason" protobuf:"bytes,5,opt,name=reason,casttype=RevisionReason"`
+	// rolledBackTo is the revision whose content a rollback restored.
+	// +optional
+	RolledBackTo int64 `json:"rolledBackTo,omitempty" protobuf:"varint,6,opt,name=rolledBackTo"`
+	// changed lists the content fields that differ from the revision before.
+	// +optional
+	// +listType=atomic
+	Changed []string `json:"changed,omitempty" protobuf:"bytes,7,rep,name=changed"`
+	// contentHash is the SHA-256 of content, to compare revisions.
+	ContentHash string `json:"contentHash" protobuf:"bytes,8,opt,name=contentHash"`
+	// content is what the spec mounted: the inline nginx.conf itself, and the names of
+	// the ConfigMaps and Secrets it referenced (never their data).
+	Content RevisionContent `json:"content" protobuf:"bytes,9,opt,name=content"`
+}
+
+// RevisionReason is why a revision was recorded.
+// +enum
+type RevisionReason string
+
+// The reasons of a revision.
+const (
+	RevisionCreated    RevisionReason = "Created"
+	RevisionUpdated    RevisionReason = "Updated"
+	RevisionRolledBack RevisionReason = "RolledBack"
+	// RevisionAdopted is the content an NginxOperator stored before revisions existed
+	// had, recorded at its first content change since (no requester is known).
+	RevisionAdopted RevisionReason = "Adopted"
+)
+
+// RevisionContent holds the content fields of a spec.
+type RevisionContent struct {
+	// config as in spec.config.
+	// +optional
+	Config *ConfigSource `json:"config,omitempty" protobuf:"bytes,1,opt,name=config"`
+	// files as in spec.files.
+	// +optional
+	// +listType=atomic
+	Files []ConfigMapFiles `json:"files,omitempty" protobuf:"bytes,2,rep,name=files"`
+	// tls as in spec.tls.
+	// +optional
+	// +listType=atomic
+	TLS []TLSSecret `json:"tls,omitempty" protobuf:"bytes,3,rep,name=tls"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRevisionList is a list of NginxOperatorRevisions.
+type NginxOperatorRevisionList struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	Items []NginxOperatorRevision `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRollback, posted to an NginxOperator's rollback subresource, sets the
+// spec's config, files and tls back to those of a kept revision, as "kubectl rollout
+// undo" sets a Deployment's template back. It is authorized as an update of the
+// NginxOperator, and the result records a new revision.
+type NginxOperatorRollback struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata.name, when set, must be the NginxOperator's.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// toRevision is the revision to go back to; 0 or unset means the one before the
+	// newest.
+	// +optional
+	ToRevision int64 `json:"toRevision,omitempty" protobuf:"varint,2,opt,name=toRevision"`
 }

@@ -52,6 +52,21 @@ func (in NginxOperatorList) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NginxOperatorRevision) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.NginxOperatorRevision"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NginxOperatorRevisionList) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.NginxOperatorRevisionList"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NginxOperatorRollback) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.NginxOperatorRollback"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NginxOperatorSpec) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.NginxOperatorSpec"
 }
@@ -74,6 +89,11 @@ func (in PodOptions) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in QPSSpec) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.QPSSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RevisionContent) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.RevisionContent"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

@@ -60,6 +60,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 		// Group=operator.example.com, Version=v1alpha2
 	case v1alpha2.SchemeGroupVersion.WithResource("nginxoperators"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Operator().V1alpha2().NginxOperators().Informer()}, nil
+	case v1alpha2.SchemeGroupVersion.WithResource("nginxoperatorrevisions"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Operator().V1alpha2().NginxOperatorRevisions().Informer()}, nil
 
 	}
 

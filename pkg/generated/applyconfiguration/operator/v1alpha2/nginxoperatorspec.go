@@ -100,6 +100,10 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// Rollout; it is not stored, so a later change of the image or the user moves it.
 	// A spec that mounts no content has nothing to reload. Switching rolls the pods once.
 	ContentUpdate *operatorv1alpha2.ContentUpdatePolicy `json:"contentUpdate,omitempty"`
+	// revisionHistoryLimit is how many NginxOperatorRevisions before the newest are kept
+	// (0 to 100); 10 when unset. Each change of what config, files and tls mount is one
+	// revision, and the rollback subresource sets those fields back to a kept one.
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
 }
 
 // NginxOperatorSpecApplyConfiguration constructs a declarative configuration of the NginxOperatorSpec type for use with
@@ -268,5 +272,13 @@ func (b *NginxOperatorSpecApplyConfiguration) WithMetrics(value *MetricsSpecAppl
 // If called multiple times, the ContentUpdate field is set to the value of the last call.
 func (b *NginxOperatorSpecApplyConfiguration) WithContentUpdate(value operatorv1alpha2.ContentUpdatePolicy) *NginxOperatorSpecApplyConfiguration {
 	b.ContentUpdate = &value
+	return b
+}
+
+// WithRevisionHistoryLimit sets the RevisionHistoryLimit field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the RevisionHistoryLimit field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithRevisionHistoryLimit(value int32) *NginxOperatorSpecApplyConfiguration {
+	b.RevisionHistoryLimit = &value
 	return b
 }

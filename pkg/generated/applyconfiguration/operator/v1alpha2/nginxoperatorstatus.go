@@ -42,6 +42,10 @@ type NginxOperatorStatusApplyConfiguration struct {
 	// conditions are Ready, Available, Progressing, OperatorDegraded, Reconciling and
 	// Stalled. At most 8.
 	Conditions []v1.ConditionApplyConfiguration `json:"conditions,omitempty"`
+	// revision is the number of the newest NginxOperatorRevision (named
+	// <name>-<revision>); 0 while the spec has never mounted content. Set by the
+	// apiserver in the write that records the revision, never by a client.
+	Revision *int64 `json:"revision,omitempty"`
 }
 
 // NginxOperatorStatusApplyConfiguration constructs a declarative configuration of the NginxOperatorStatus type for use with
@@ -108,5 +112,13 @@ func (b *NginxOperatorStatusApplyConfiguration) WithConditions(values ...*v1.Con
 		}
 		b.Conditions = append(b.Conditions, *values[i])
 	}
+	return b
+}
+
+// WithRevision sets the Revision field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Revision field is set to the value of the last call.
+func (b *NginxOperatorStatusApplyConfiguration) WithRevision(value int64) *NginxOperatorStatusApplyConfiguration {
+	b.Revision = &value
 	return b
 }

@@ -25,3 +25,11 @@ type NginxOperatorListerExpansion interface{}
 // NginxOperatorNamespaceListerExpansion allows custom methods to be added to
 // NginxOperatorNamespaceLister.
 type NginxOperatorNamespaceListerExpansion interface{}
+
+// NginxOperatorRevisionListerExpansion allows custom methods to be added to
+// NginxOperatorRevisionLister.
+type NginxOperatorRevisionListerExpansion interface{}
+
+// NginxOperatorRevisionNamespaceListerExpansion allows custom methods to be added to
+// NginxOperatorRevisionNamespaceLister.
+type NginxOperatorRevisionNamespaceListerExpansion interface{}

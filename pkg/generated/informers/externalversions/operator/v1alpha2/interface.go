@@ -26,6 +26,8 @@ import (
 type Interface interface {
 	// NginxOperators returns a NginxOperatorInformer.
 	NginxOperators() TypedNginxOperatorInformer
+	// NginxOperatorRevisions returns a NginxOperatorRevisionInformer.
+	NginxOperatorRevisions() TypedNginxOperatorRevisionInformer
 }
 
 type version struct {
@@ -42,4 +44,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // NginxOperators returns a TypedNginxOperatorInformer.
 func (v *version) NginxOperators() TypedNginxOperatorInformer {
 	return &nginxOperatorInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// NginxOperatorRevisions returns a TypedNginxOperatorRevisionInformer.
+func (v *version) NginxOperatorRevisions() TypedNginxOperatorRevisionInformer {
+	return &nginxOperatorRevisionInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -54,6 +54,7 @@ type NginxOperatorInterface interface {
 	ApplyStatus(ctx context.Context, nginxOperator *applyconfigurationoperatorv1alpha2.NginxOperatorApplyConfiguration, opts v1.ApplyOptions) (result *operatorv1alpha2.NginxOperator, err error)
 	GetScale(ctx context.Context, nginxOperatorName string, options v1.GetOptions) (*autoscalingv1.Scale, error)
 	UpdateScale(ctx context.Context, nginxOperatorName string, scale *autoscalingv1.Scale, opts v1.UpdateOptions) (*autoscalingv1.Scale, error)
+	Rollback(ctx context.Context, nginxOperatorName string, nginxOperatorRollback *operatorv1alpha2.NginxOperatorRollback, opts v1.CreateOptions) (*operatorv1alpha2.NginxOperator, error)
 
 	NginxOperatorExpansion
 }
@@ -104,6 +105,22 @@ func (c *nginxOperators) UpdateScale(ctx context.Context, nginxOperatorName stri
 		SubResource("scale").
 		VersionedParams(&opts, scheme.ParameterCodec).
 		Body(scale).
+		Do(ctx).
+		Into(result)
+	return
+}
+
+// Rollback takes the representation of a nginxOperatorRollback and creates it.  Returns the server's representation of the nginxOperator, and an error, if there is any.
+func (c *nginxOperators) Rollback(ctx context.Context, nginxOperatorName string, nginxOperatorRollback *operatorv1alpha2.NginxOperatorRollback, opts v1.CreateOptions) (result *operatorv1alpha2.NginxOperator, err error) {
+	result = &operatorv1alpha2.NginxOperator{}
+	err = c.GetClient().Post().
+		UseProtobufAsDefault().
+		Namespace(c.GetNamespace()).
+		Resource("nginxoperators").
+		Name(nginxOperatorName).
+		SubResource("rollback").
+		VersionedParams(&opts, scheme.ParameterCodec).
+		Body(nginxOperatorRollback).
 		Do(ctx).
 		Into(result)
 	return

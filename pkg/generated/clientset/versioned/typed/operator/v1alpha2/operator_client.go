@@ -29,6 +29,7 @@ import (
 type OperatorV1alpha2Interface interface {
 	RESTClient() rest.Interface
 	NginxOperatorsGetter
+	NginxOperatorRevisionsGetter
 }
 
 // OperatorV1alpha2Client is used to interact with features provided by the operator.example.com group.
@@ -38,6 +39,10 @@ type OperatorV1alpha2Client struct {
 
 func (c *OperatorV1alpha2Client) NginxOperators(namespace string) NginxOperatorInterface {
 	return newNginxOperators(c, namespace)
+}
+
+func (c *OperatorV1alpha2Client) NginxOperatorRevisions(namespace string) NginxOperatorRevisionInterface {
+	return newNginxOperatorRevisions(c, namespace)
 }
 
 // NewForConfig creates a new OperatorV1alpha2Client for the given config.

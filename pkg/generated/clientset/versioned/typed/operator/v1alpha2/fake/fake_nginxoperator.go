@@ -80,3 +80,15 @@ func (c *fakeNginxOperators) UpdateScale(ctx context.Context, nginxOperatorName 
 	}
 	return obj.(*autoscalingv1.Scale), err
 }
+
+// Rollback takes the representation of a nginxOperatorRollback and creates it.  Returns the server's representation of the nginxOperator, and an error, if there is any.
+func (c *fakeNginxOperators) Rollback(ctx context.Context, nginxOperatorName string, nginxOperatorRollback *v1alpha2.NginxOperatorRollback, opts v1.CreateOptions) (result *v1alpha2.NginxOperator, err error) {
+	emptyResult := &v1alpha2.NginxOperator{}
+	obj, err := c.Fake.
+		Invokes(testing.NewCreateSubresourceActionWithOptions(c.Resource(), nginxOperatorName, "rollback", c.Namespace(), nginxOperatorRollback, opts), emptyResult)
+
+	if obj == nil {
+		return emptyResult, err
+	}
+	return obj.(*v1alpha2.NginxOperator), err
+}

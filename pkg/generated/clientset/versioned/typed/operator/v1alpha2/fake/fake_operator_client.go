@@ -32,6 +32,10 @@ func (c *FakeOperatorV1alpha2) NginxOperators(namespace string) v1alpha2.NginxOp
 	return newFakeNginxOperators(c, namespace)
 }
 
+func (c *FakeOperatorV1alpha2) NginxOperatorRevisions(namespace string) v1alpha2.NginxOperatorRevisionInterface {
+	return newFakeNginxOperatorRevisions(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeOperatorV1alpha2) RESTClient() rest.Interface {
