@@ -12,9 +12,10 @@ all: build
 # same settings, static and -trimpath, so that they share compiled packages.
 PRODUCT_BUILD := CGO_ENABLED=0 $(GO) build -trimpath
 
-build: ## Build bin/apiserver and bin/controller
+build: ## Build bin/apiserver, bin/controller and the kubectl plugin bin/kubectl-nginx
 	$(PRODUCT_BUILD) -o $(BIN)/apiserver ./cmd/apiserver
 	$(PRODUCT_BUILD) -o $(BIN)/controller ./cmd/controller
+	$(PRODUCT_BUILD) -o $(BIN)/kubectl-nginx ./cmd/kubectl-nginx
 
 generate: ## Regenerate deepcopy, conversion, defaults, openapi, clients
 	./hack/update-codegen.sh

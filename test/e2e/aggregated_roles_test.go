@@ -37,6 +37,11 @@ import (
 type aggregatedGrant struct{ verb, resource string }
 
 // covers reports whether the rules allow verb on resource in operator.example.com.
+// rollbackTo is the body of a rollback to revision n.
+func rollbackTo(n int) string {
+	return fmt.Sprintf(`{"apiVersion":"operator.example.com/v1alpha2","kind":"NginxOperatorRollback","toRevision":%d}`, n)
+}
+
 func covers(rules []rbacv1.PolicyRule, g aggregatedGrant) bool {
 	for _, r := range rules {
 		if (slices.Contains(r.APIGroups, "operator.example.com") || slices.Contains(r.APIGroups, "*")) &&
@@ -69,11 +74,13 @@ func TestAggregatedRolesCoverNginxOperators(t *testing.T) {
 	read := []aggregatedGrant{
 		{"get", "nginxoperators"}, {"list", "nginxoperators"}, {"watch", "nginxoperators"},
 		{"get", "nginxoperators/status"}, {"get", "nginxoperators/scale"}, {"watch", "nginxoperators/scale"},
+		{"get", "nginxoperatorrevisions"}, {"list", "nginxoperatorrevisions"}, {"watch", "nginxoperatorrevisions"},
 	}
 	write := []aggregatedGrant{
 		{"create", "nginxoperators"}, {"update", "nginxoperators"}, {"patch", "nginxoperators"},
 		{"delete", "nginxoperators"}, {"deletecollection", "nginxoperators"},
 		{"update", "nginxoperators/scale"}, {"patch", "nginxoperators/scale"},
+		{"create", "nginxoperators/rollback"},
 	}
 	want := map[string][]aggregatedGrant{"view": read, "edit": append(slices.Clone(read), write...), "admin": append(slices.Clone(read), write...)}
 	// aggregated reports whether every built-in role holds all (or, with all false, none)
@@ -185,6 +192,11 @@ func TestAggregatedRolesCoverNginxOperators(t *testing.T) {
 		forbidden(viewer, "patch scale", code, body)
 		code, body = as(viewer, http.MethodDelete, base+"/seen", "", "")
 		forbidden(viewer, "delete", code, body)
+		code, body = as(viewer, http.MethodPost, base+"/seen/rollback", jsonBody, rollbackTo(1))
+		forbidden(viewer, "rollback", code, body)
+		if _, errOut, err := kubectl(t, "", "get", "nginxoperatorrevisions", "-n", ns, "--as", viewer); err != nil {
+			t.Errorf("kubectl get nginxoperatorrevisions as %s: %v %s", viewer, err, errOut)
+		}
 		for _, args := range [][]string{{"scale", "ngx", "seen", "--replicas=2"}, {"delete", "ngx", "seen"}} {
 			if _, errOut, err := kubectl(t, "", append(args, "-n", ns, "--as", viewer)...); err == nil || !strings.Contains(errOut, "Forbidden") {
 				t.Errorf("kubectl %s as %s: %v %s, want Forbidden", strings.Join(args, " "), viewer, err, errOut)
@@ -218,6 +230,22 @@ func TestAggregatedRolesCoverNginxOperators(t *testing.T) {
 			forbidden(user, "update status", code, body)
 			if _, errOut, err := kubectl(t, "", "patch", "ngx", name, "-n", ns, "--as", user, "--subresource=status", "--type=merge", "-p", `{"status":{"readyReplicas":3}}`); err == nil || !strings.Contains(errOut, "Forbidden") {
 				t.Errorf("kubectl patch --subresource=status as %s: %v %s, want Forbidden", user, err, errOut)
+			}
+
+			// Each content change is a revision the user reads and may roll back to.
+			for _, text := range []string{"one", "two"} {
+				mustKubectl(t, "", "patch", "ngx", name, "-n", ns, "--as", user, "--type=merge", "-p",
+					fmt.Sprintf(`{"spec":{"config":{"inline":"events {}\nhttp { server { return 200 %s; } }\n"}}}`, text))
+			}
+			revisions := mustKubectl(t, "", "get", "ngxrev", "-n", ns, "--as", user, "-l", "operator.example.com/nginxoperator="+name, "-o", "name")
+			if got := strings.Fields(revisions); len(got) != 2 || !strings.HasSuffix(got[0], "/"+name+"-1") || !strings.HasSuffix(got[1], "/"+name+"-2") {
+				t.Errorf("revisions of %s as %s: %q, want %s-1 and %s-2", name, user, revisions, name, name)
+			}
+			if code, body := as(user, http.MethodPost, base+"/"+name+"/rollback", jsonBody, rollbackTo(1)); code != http.StatusCreated {
+				t.Errorf("rollback of %s as %s: %d %.300s, want 201", name, user, code, body)
+			}
+			if got := mustKubectl(t, "", "get", "ngx", name, "-n", ns, "-o", "jsonpath={.status.revision} {.spec.config.inline}"); !strings.HasPrefix(got, "3 ") || !strings.Contains(got, "return 200 one;") {
+				t.Errorf("after the rollback as %s: %q, want revision 3 with revision 1's configuration", user, got)
 			}
 
 			mustKubectl(t, "", "delete", "ngx", name, "-n", ns, "--as", user, "--timeout=2m")

@@ -181,6 +181,35 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 		mustKubectl(t, "", "patch", "ngx", "admins", "-n", ns, "--type=merge", "-p", `{"spec":{"image":"registry.example.com/admin:2"}}`)
 	})
 
+	// A rollback is a write like any other: going back to a revision that mounted the
+	// admin's Secret asks the writer for that Secret, whoever wrote the revision.
+	t.Run("a rollback inherits no other writer's permissions", func(t *testing.T) {
+		t.Parallel()
+		writer := writerOf(t, "rollback")
+		mustKubectl(t, "", "create", "role", "ngx-rollback", "-n", ns, "--verb=create", "--resource=nginxoperators.operator.example.com/rollback")
+		mustKubectl(t, "", "create", "rolebinding", "ngx-rollback", "-n", ns, "--role=ngx-rollback", "--user="+writer)
+		mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: rolls, namespace: %s}\n"+
+			"spec: {tls: [{secretName: web-tls}]}\n", ns), "create", "-f", "-")
+		mustKubectl(t, "", "patch", "ngx", "rolls", "-n", ns, "--type=merge", "-p", `{"spec":{"tls":null}}`)
+		path := "/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators/rolls/rollback"
+		body := `{"apiVersion":"operator.example.com/v1alpha2","kind":"NginxOperatorRollback","toRevision":1}`
+		framework.WaitFor(t, 3*time.Minute, writer+" allowed to create nginxoperators/rollback", func() bool {
+			_, _, err := kubectl(t, "", "auth", "can-i", "create", "nginxoperators.operator.example.com", "--subresource=rollback", "-n", ns, "--as", writer)
+			return err == nil
+		})
+		_, errOut, err := kubectl(t, body, "create", "--raw", path, "-f", "-", "--as", writer)
+		if err == nil || !strings.Contains(errOut, "Forbidden") || !strings.Contains(errOut, `spec.tls[0].secretName (Secret "web-tls")`) {
+			t.Errorf("the writer's rollback to the admin's revision with web-tls: %v %s; want 403 naming the Secret", err, errOut)
+		}
+		if got := get(t, "get", "ngx", "rolls", "-n", ns, "-o", "jsonpath={.status.revision}|{.spec.tls}"); got != "2|" {
+			t.Errorf("a refused rollback changed the object: %s, want revision 2 without tls", got)
+		}
+		mustKubectl(t, body, "create", "--raw", path, "-f", "-")
+		if got := get(t, "get", "ngx", "rolls", "-n", ns, "-o", "jsonpath={.status.revision}|{.spec.tls[0].secretName}"); got != "3|web-tls" {
+			t.Errorf("the admin's rollback: %s, want revision 3 with web-tls", got)
+		}
+	})
+
 	// What a writer leaves out runs restricted, whatever the image, v1alpha1 objects
 	// included: the Deployment's pods are non-root, RuntimeDefault, no escalation, every
 	// capability but NET_BIND_SERVICE dropped, and mount no token.

@@ -1,0 +1,134 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
+)
+
+// TestKubectlNginxPlugin runs the kubectl plugin as a user would: built from
+// ./cmd/kubectl-nginx onto PATH, found by /usr/bin/kubectl as "kubectl nginx". Three content
+// changes make revisions bounded by spec.revisionHistoryLimit; history, diff and rollback
+// read and restore them; a reader of revisions who may not read ConfigMaps sees no
+// ConfigMap data in them.
+func TestKubectlNginxPlugin(t *testing.T) {
+	t.Parallel()
+	const ns = "e2e-kubectl-nginx"
+	mustKubectl(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
+	pluginDir := t.TempDir()
+	if err := framework.BuildProduct(repoRoot, filepath.Join(pluginDir, "kubectl-nginx"), "./cmd/kubectl-nginx"); err != nil {
+		t.Fatal(err)
+	}
+	plugin := func(args ...string) (string, string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"--kubeconfig", stack.Kubeconfig(), "nginx"}, args...)...)
+		cmd.Env = append(os.Environ(), "PATH="+pluginDir+":"+os.Getenv("PATH"))
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		return out.String(), errOut.String(), err
+	}
+	mustPlugin := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := plugin(args...)
+		if err != nil {
+			t.Fatalf("kubectl nginx %s: %v %s", strings.Join(args, " "), err, errOut)
+		}
+		return out
+	}
+	conf := func(text string) string {
+		return fmt.Sprintf(`events {}\nhttp { server { listen 8080; return 200 %s; } }\n`, text)
+	}
+	mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: site, namespace: %s}\n"+
+		"spec: {revisionHistoryLimit: 2, config: {inline: \"%s\"}}\n", ns, conf("v1")), "create", "-f", "-")
+	for _, text := range []string{"v2", "v3", "v4"} {
+		mustKubectl(t, "", "patch", "ngx", "site", "-n", ns, "--type=merge", "-p", fmt.Sprintf(`{"spec":{"config":{"inline":"%s"}}}`, conf(text)))
+	}
+	// Three changes after the first content, two kept before the newest.
+	if got := strings.Fields(mustKubectl(t, "", "get", "ngxrev", "-n", ns, "-l", "operator.example.com/nginxoperator=site", "-o", "name")); strings.Join(got, " ") !=
+		"nginxoperatorrevision.operator.example.com/site-2 nginxoperatorrevision.operator.example.com/site-3 nginxoperatorrevision.operator.example.com/site-4" {
+		t.Errorf("revisions after three changes with a limit of 2: %v, want site-2, site-3, site-4", got)
+	}
+	history := mustPlugin("history", "site", "-n", ns)
+	lines := strings.Split(strings.TrimSpace(history), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "2 ") || !strings.HasPrefix(lines[3], "4* ") || !strings.Contains(lines[3], "Updated") {
+		t.Errorf("kubectl nginx history:\n%s\nwant revisions 2, 3 and 4, the newest marked", history)
+	}
+	t.Logf("kubectl nginx history:\n%s", history)
+
+	diff := mustPlugin("diff", "site", "2", "-n", ns)
+	if !strings.Contains(diff, "--- site-2") || !strings.Contains(diff, "-http { server { listen 8080; return 200 v2; } }") || !strings.Contains(diff, "+http { server { listen 8080; return 200 v4; } }") {
+		t.Errorf("kubectl nginx diff site 2:\n%s", diff)
+	}
+
+	if out := mustPlugin("rollback", "site", "--to-revision=2", "-n", ns); !strings.Contains(out, "rolled back to revision 2: now revision 5") {
+		t.Errorf("kubectl nginx rollback: %q", out)
+	}
+	if got := get(t, "get", "ngx", "site", "-n", ns, "-o", "jsonpath={.status.revision}"); got != "5" {
+		t.Errorf("status.revision after the rollback: %s, want 5", got)
+	}
+	if got := get(t, "get", "ngx", "site", "-n", ns, "-o", "jsonpath={.spec.config.inline}"); !strings.Contains(got, "return 200 v2;") {
+		t.Errorf("spec.config.inline after the rollback to 2: %q", got)
+	}
+	if _, errOut, err := plugin("rollback", "site", "--to-revision=1", "-n", ns); err == nil || !strings.Contains(errOut, "has no revision 1") {
+		t.Errorf("rollback to a trimmed revision: %v %s, want a refusal naming it", err, errOut)
+	}
+	var list v1alpha2.NginxOperatorRevisionList
+	if err := json.Unmarshal([]byte(mustPlugin("history", "site", "-n", ns, "-o", "json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 3 || list.Items[2].Reason != v1alpha2.RevisionRolledBack || list.Items[2].RolledBackTo != 2 {
+		t.Errorf("kubectl nginx history -o json: %+v", list.Items)
+	}
+
+	// A reader of NginxOperators and their revisions who may not read ConfigMaps.
+	const reader = "e2e-revision-reader"
+	mustKubectl(t, "", "create", "configmap", "private-conf", "-n", ns, "--from-literal=nginx.conf=events {} http { server { listen 8080; return 200 hunter2; } }")
+	mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: private, namespace: %s}\n"+
+		"spec: {config: {configMapKeyRef: {name: private-conf, key: nginx.conf}}}\n", ns), "create", "-f", "-")
+	mustKubectl(t, "", "create", "role", "revision-reader", "-n", ns, "--verb=get,list,watch",
+		"--resource=nginxoperators.operator.example.com,nginxoperatorrevisions.operator.example.com")
+	mustKubectl(t, "", "create", "rolebinding", "revision-reader", "-n", ns, "--role=revision-reader", "--user="+reader)
+	framework.WaitFor(t, 3*time.Minute, reader+" allowed to list revisions", func() bool {
+		_, _, err := kubectl(t, "", "auth", "can-i", "list", "nginxoperatorrevisions.operator.example.com", "-n", ns, "--as", reader)
+		return err == nil
+	})
+	if _, _, err := kubectl(t, "", "auth", "can-i", "get", "configmaps", "-n", ns, "--as", reader); err == nil {
+		t.Fatalf("%s may read ConfigMaps; the check below would prove nothing", reader)
+	}
+	revisions := mustPlugin("history", "private", "-n", ns, "-o", "yaml", "--as", reader)
+	if strings.Contains(revisions, "hunter2") || !strings.Contains(revisions, "private-conf") {
+		t.Errorf("revisions as a reader without ConfigMap access:\n%s\nwant the ConfigMap's name and none of its data", revisions)
+	}
+	if out, _, err := plugin("diff", "private", "1", "-n", ns, "--as", reader); err != nil || strings.Contains(out, "hunter2") {
+		t.Errorf("kubectl nginx diff as the reader: %v %q", err, out)
+	}
+}
