@@ -71,5 +71,10 @@ func mergeResults(prev, r *Result) *Result {
 	}
 	slices.SortFunc(runs, func(a, b *ConvergenceRun) int { return cmp.Compare(a.N, b.N) })
 	merged.Convergence = runs
+	// A run that did not measure revisions keeps the previous figures.
+	merged.Revisions = r.Revisions
+	if merged.Revisions == nil {
+		merged.Revisions = prev.Revisions
+	}
 	return merged
 }

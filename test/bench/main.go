@@ -47,6 +47,7 @@ type options struct {
 	watchers, fanoutWrites                  int
 	pageLimit                               int64
 	cbor, convergence, scenarios            bool
+	revisionsN, revisionsEach               int
 	convergenceN, smallSize                 int
 	convergencePerNamespace                 int
 	steadyState                             time.Duration
@@ -75,6 +76,8 @@ func parseFlags() (*options, error) {
 	flag.IntVar(&o.convergenceN, "convergence-n", 1000, "NginxOperators the convergence run creates")
 	flag.IntVar(&o.convergencePerNamespace, "convergence-per-namespace", 100, "NginxOperators per namespace in the convergence run")
 	flag.BoolVar(&o.scenarios, "scenarios", true, "measure the API scenarios (false: only the convergence run)")
+	flag.IntVar(&o.revisionsN, "revisions", 10000, "NginxOperators of the revisions run, each written until it has -revisions-each revisions; 0 skips it")
+	flag.IntVar(&o.revisionsEach, "revisions-each", 10, "revisions per NginxOperator in the revisions run (at most 11, all kept under the default limit)")
 	flag.DurationVar(&o.steadyState, "steady-state", 60*time.Second, "how long the convergence run counts writes after convergence")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {
@@ -86,6 +89,9 @@ func parseFlags() (*options, error) {
 	}
 	if o.rounds < 1 || o.clients < 1 || o.gets < 1 || o.lists < 1 || o.updates < 1 || o.watchUpdates < 1 || o.pageLimit < 1 {
 		return nil, errors.New("-rounds, -clients, -gets, -lists, -updates, -watch-updates and -page-limit must be positive")
+	}
+	if o.revisionsN < 0 || o.revisionsEach < 2 || o.revisionsEach > 11 {
+		return nil, errors.New("-revisions must not be negative and -revisions-each must be 2 to 11")
 	}
 	if o.convergenceN < 1 || o.convergencePerNamespace < 1 {
 		return nil, errors.New("-convergence-n and -convergence-per-namespace must be positive")
@@ -135,6 +141,13 @@ func run(ctx context.Context, o *options) error {
 		if err := runAPIScenarios(ctx, o, root, result, logf); err != nil {
 			return err
 		}
+	}
+	if o.revisionsN > 0 {
+		run, err := runRevisions(ctx, o, root, result.Versions, logf)
+		if err != nil {
+			return err
+		}
+		result.Revisions = run
 	}
 	if o.convergence {
 		rate := 0.0

@@ -132,6 +132,9 @@ func renderMarkdown(r *Result) string {
 	for _, run := range r.Convergence {
 		w("%s\n\n", strings.TrimSpace(run.Markdown()))
 	}
+	if r.Revisions != nil {
+		w("%s\n\n", strings.TrimSpace(r.Revisions.Markdown()))
+	}
 	w("\n![latency against object count](benchmarks.svg)\n\nMachine-readable: [benchmarks.json](benchmarks.json).\n")
 	return b.String()
 }

@@ -49,7 +49,9 @@ type Result struct {
 	// alone (it takes longer than make bench may). Each keeps the other's parts of the
 	// report it replaces.
 	Convergence []*ConvergenceRun `json:"convergenceRuns,omitempty"`
-	Notes       []string          `json:"notes,omitempty"`
+	// Revisions is the cost of NginxOperatorRevisions, when measured (-revisions).
+	Revisions *RevisionsRun `json:"revisions,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
 }
 
 // ConvergenceRun is one convergence measurement and the command that made it.

@@ -49,8 +49,9 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	plugin := func(args ...string) (string, string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"--kubeconfig", stack.Kubeconfig(), "nginx"}, args...)...)
-		cmd.Env = append(os.Environ(), "PATH="+pluginDir+":"+os.Getenv("PATH"))
+		// kubectl takes no flag before a plugin's name: the kubeconfig comes from the environment.
+		cmd := exec.CommandContext(ctx, "/usr/bin/kubectl", append([]string{"nginx"}, args...)...)
+		cmd.Env = append(os.Environ(), "PATH="+pluginDir+":"+os.Getenv("PATH"), "KUBECONFIG="+stack.Kubeconfig())
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()

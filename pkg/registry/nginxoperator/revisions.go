@@ -36,6 +36,7 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/names"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
 )
@@ -57,7 +58,16 @@ func newRevisionStore(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGett
 
 		TableConvertor: revisionTable{},
 	}
-	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: revisionAttrs}); err != nil {
+	// "kubectl nginx history" and the recorder list one NginxOperator's revisions by its
+	// label: the watch cache answers from an index instead of scanning the namespace.
+	indexers := &cache.Indexers{storage.LabelIndex(operator.NginxOperatorLabel): func(obj any) ([]string, error) {
+		r, ok := obj.(*operator.NginxOperatorRevision)
+		if !ok {
+			return nil, fmt.Errorf("not an NginxOperatorRevision: %T", obj)
+		}
+		return []string{r.Labels[operator.NginxOperatorLabel]}, nil
+	}}
+	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: revisionAttrs, Indexers: indexers}); err != nil {
 		return nil, err
 	}
 	return store, nil
@@ -95,7 +105,7 @@ func revisionAttrs(obj runtime.Object) (labels.Set, fields.Set, error) {
 }
 
 func matchRevision(label labels.Selector, field fields.Selector) storage.SelectionPredicate {
-	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: revisionAttrs}
+	return storage.SelectionPredicate{Label: label, Field: field, GetAttrs: revisionAttrs, IndexLabels: []string{operator.NginxOperatorLabel}}
 }
 
 // RevisionREST serves nginxoperatorrevisions read-only: get, list and watch, as
