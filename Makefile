@@ -91,7 +91,7 @@ verify-release: ## Check a release offline: SHA256SUMS, cosign signatures, OCI l
 	PUBLIC_KEY='$(PUBLIC_KEY)' ./hack/verify-release.sh $(RELEASE_DIR)
 
 .PHONY: bench
-bench: tools build ## Benchmarks on private local stacks: our API (direct and aggregated) against the same API as a CRD at 1k, 10k and 50k objects, small objects, 1000 watchers, then controller convergence at 1000; writes docs/benchmarks.{md,json,svg}, keeping the 10000-object convergence of make bench-controller (under 30 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -small-objects 200 -watchers 50 -convergence-n 100" for a quick run
+bench: tools build ## Benchmarks on private local stacks: our API (direct and aggregated) against the same API as a CRD at 1k, 10k and 50k objects, small objects, 1000 watchers, the cost of revisions at 10000 NginxOperators with 10 each, then controller convergence at 1000; writes docs/benchmarks.{md,json,svg}, keeping the 10000-object convergence of make bench-controller (under 30 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -small-objects 200 -watchers 50 -revisions 500 -convergence-n 100" for a quick run; BENCH_FLAGS="-scenarios=false -convergence=false" measures revisions alone, keeping the rest
 	$(GO) -C test run ./bench -repo $(CURDIR) -out $(CURDIR)/docs -profile $(CURDIR)/_output/bench-profiles -command "make bench$(if $(BENCH_FLAGS), BENCH_FLAGS='$(BENCH_FLAGS)')" $(BENCH_FLAGS)
 
 .PHONY: bench-controller

@@ -33,12 +33,19 @@ import (
 const (
 	// ContentUpdate gates spec.contentUpdate (v1alpha2), introduced in 0.2.
 	ContentUpdate featuregate.Feature = "ContentUpdate"
+	// Revisions gates the recording of NginxOperatorRevisions, status.revision, the
+	// rollback subresource and spec.revisionHistoryLimit (v1alpha2), introduced in 0.2: a
+	// replica of 0.1 would drop status.revision on its next write of an object.
+	Revisions featuregate.Feature = "Revisions"
 )
 
 // versionedFeatures is the history of every gate: the release a field came in, and any
 // later change of its default.
 var versionedFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 	ContentUpdate: {
+		{Version: utilversion.MajorMinor(0, 2), Default: true, PreRelease: featuregate.Beta},
+	},
+	Revisions: {
 		{Version: utilversion.MajorMinor(0, 2), Default: true, PreRelease: featuregate.Beta},
 	},
 }

@@ -26,6 +26,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/rest"
@@ -114,6 +115,14 @@ func TestUpgradeWindowLosesNoField(t *testing.T) {
 			t.Errorf("create emulating %s: spec.contentUpdate = %q, warnings %q; want it not stored, with a warning", release.Version, created.Spec.ContentUpdate, warned.texts())
 		}
 		stored[created.Name] = created.Spec
+		// Revisions too wait for the window's end: a replica of the previous release would
+		// drop status.revision on its next write.
+		if created.Status.Revision != 0 {
+			t.Errorf("create emulating %s recorded revision %d", release.Version, created.Status.Revision)
+		}
+		if _, err := servers["current"].Rollback(ctx, created.Name, &v1alpha2.NginxOperatorRollback{}, metav1.CreateOptions{}); !apierrors.IsMethodNotSupported(err) {
+			t.Errorf("rollback emulating %s: %v, want 405", release.Version, err)
+		}
 		created = mustCreate(ctx, t, servers[release.Version], fullObject("through-previous"))
 		stored[created.Name] = created.Spec
 
@@ -167,6 +176,16 @@ func TestUpgradeWindowLosesNoField(t *testing.T) {
 		statusThrough(ctx, t, objects, "through-current")
 		if got, err = objects.Get(ctx, "through-current", metav1.GetOptions{}); err != nil || got.Spec.ContentUpdate != v1alpha2.ContentUpdateReload {
 			t.Errorf("after the upgrade: spec.contentUpdate = %q (%v), want Reload", got.Spec.ContentUpdate, err)
+		}
+		// The first content change after the window records the content stored before it
+		// as revision 1, so that a rollback reaches it.
+		got.Spec.Config = &v1alpha2.ConfigSource{Inline: "events {}\nhttp {}\n"}
+		if got, err = objects.Update(ctx, got, metav1.UpdateOptions{}); err != nil || got.Status.Revision != 2 {
+			t.Fatalf("content change after the upgrade: %v, status.revision %d, want 2", err, got.Status.Revision)
+		}
+		first, err := current.client.OperatorV1alpha2().NginxOperatorRevisions("upgrade").Get(ctx, "through-current-1", metav1.GetOptions{})
+		if err != nil || first.Reason != v1alpha2.RevisionAdopted || first.Content.Config == nil || first.Content.Config.ConfigMapKeyRef == nil {
+			t.Errorf("revision 1 after the upgrade: %+v %v, want the content stored before, Adopted", first, err)
 		}
 	})
 }

@@ -40,6 +40,11 @@ var gatedFields = []gatedField{{
 	gate:  features.ContentUpdate,
 	inUse: func(s *operator.NginxOperatorSpec) bool { return s.ContentUpdate != "" },
 	drop:  func(s *operator.NginxOperatorSpec) { s.ContentUpdate = "" },
+}, {
+	path:  "spec.revisionHistoryLimit",
+	gate:  features.Revisions,
+	inUse: func(s *operator.NginxOperatorSpec) bool { return s.RevisionHistoryLimit != nil },
+	drop:  func(s *operator.NginxOperatorSpec) { s.RevisionHistoryLimit = nil },
 }}
 
 // dropDisabledFields clears the fields whose gate is off, as Kubernetes' strategies do

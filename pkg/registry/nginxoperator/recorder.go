@@ -50,10 +50,14 @@ const abandonedAfter = 3 * time.Minute
 // lost), and one whose write did not commit is never pointed at (nothing invented; it
 // is removed by that write or, after a crash, replaced by the next). Deleting the
 // NginxOperator deletes its revisions.
+//
+// While feature gate Revisions is off (the server emulates 0.1, as during an upgrade from
+// it) nothing is recorded and status.revision is left as stored.
 type recordingStorage struct {
 	storage.Interface
 	revisions *genericregistry.Store
 	now       func() time.Time
+	enabled   func() bool
 }
 
 type rollbackKey struct{}
@@ -69,7 +73,7 @@ func (s *recordingStorage) Create(ctx context.Context, key string, obj, out runt
 	if ok {
 		content = no.Spec.Content()
 	}
-	if !ok || content.IsEmpty() {
+	if !ok || content.IsEmpty() || !s.enabled() {
 		return s.Interface.Create(ctx, key, obj, out, ttl)
 	}
 	var attempts []*operator.NginxOperatorRevision
@@ -80,7 +84,7 @@ func (s *recordingStorage) Create(ctx context.Context, key string, obj, out runt
 	no.Status.Revision = rev.Revision
 	err = s.Interface.Create(ctx, key, obj, out, ttl)
 	if err != nil {
-		s.discard(ctx, attempts, "")
+		s.discard(ctx, attempts, nil)
 	}
 	return err
 }
@@ -88,9 +92,11 @@ func (s *recordingStorage) Create(ctx context.Context, key string, obj, out runt
 func (s *recordingStorage) GuaranteedUpdate(ctx context.Context, key string, destination runtime.Object, ignoreNotFound bool,
 	preconditions *storage.Preconditions, tryUpdate storage.UpdateFunc, cachedExistingObject runtime.Object) error {
 	var attempts []*operator.NginxOperatorRevision
-	var committed types.UID
+	// committed are the revisions the last attempt recorded: the new one, and revision 1
+	// when it adopted content stored before revisions were recorded.
+	var committed map[types.UID]bool
 	recording := func(input runtime.Object, res storage.ResponseMeta) (runtime.Object, *uint64, error) {
-		committed = ""
+		committed = map[types.UID]bool{}
 		out, ttl, err := tryUpdate(input, res)
 		if err != nil {
 			return out, ttl, err
@@ -104,7 +110,7 @@ func (s *recordingStorage) GuaranteedUpdate(ctx context.Context, key string, des
 		// through and whatever status the client sent.
 		no.Status.Revision = old.Status.Revision
 		oldContent, newContent := old.Spec.Content(), no.Spec.Content()
-		if oldContent.Equal(&newContent) {
+		if !s.enabled() || oldContent.Equal(&newContent) {
 			return out, ttl, nil
 		}
 		reason, head := operator.RevisionUpdated, old.Status.Revision
@@ -113,9 +119,11 @@ func (s *recordingStorage) GuaranteedUpdate(ctx context.Context, key string, des
 		} else if head == 0 && !oldContent.IsEmpty() {
 			// Content stored before revisions were recorded becomes revision 1, so that
 			// a rollback can reach it.
-			if _, err := s.record(ctx, &attempts, old, 1, operator.RevisionAdopted, &oldContent, &operator.RevisionContent{}); err != nil {
+			adopted, err := s.record(ctx, &attempts, old, 1, operator.RevisionAdopted, &oldContent, &operator.RevisionContent{})
+			if err != nil {
 				return nil, nil, err
 			}
+			committed[adopted.UID] = true
 			head = 1
 		}
 		rev, err := s.record(ctx, &attempts, no, head+1, reason, &newContent, &oldContent)
@@ -123,15 +131,15 @@ func (s *recordingStorage) GuaranteedUpdate(ctx context.Context, key string, des
 			return nil, nil, err
 		}
 		no.Status.Revision = rev.Revision
-		committed = rev.UID
+		committed[rev.UID] = true
 		return out, ttl, nil
 	}
 	err := s.Interface.GuaranteedUpdate(ctx, key, destination, ignoreNotFound, preconditions, recording, cachedExistingObject)
 	if err != nil {
-		committed = ""
+		committed = nil
 	}
 	s.discard(ctx, attempts, committed)
-	if no, ok := destination.(*operator.NginxOperator); ok && err == nil && committed != "" {
+	if no, ok := destination.(*operator.NginxOperator); ok && err == nil && len(committed) > 0 {
 		oldest := no.Status.Revision - int64(no.Spec.HistoryLimit())
 		s.deleteRevisionsOf(ctx, no.Namespace, no.Name, func(rev *operator.NginxOperatorRevision) bool {
 			owner := metav1.GetControllerOfNoCopy(rev)
@@ -232,10 +240,10 @@ func (s *recordingStorage) deleteRevision(ctx context.Context, rev *operator.Ngi
 	return err
 }
 
-// discard deletes the revisions of a write's attempts but the committed one.
-func (s *recordingStorage) discard(ctx context.Context, attempts []*operator.NginxOperatorRevision, committed types.UID) {
+// discard deletes the revisions of a write's attempts but the committed ones.
+func (s *recordingStorage) discard(ctx context.Context, attempts []*operator.NginxOperatorRevision, committed map[types.UID]bool) {
 	for _, a := range attempts {
-		if a.UID == committed {
+		if committed[a.UID] {
 			continue
 		}
 		if err := s.deleteRevision(genericapirequest.WithNamespace(ctx, a.Namespace), a); err != nil && !apierrors.IsNotFound(err) {

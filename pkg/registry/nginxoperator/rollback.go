@@ -48,6 +48,7 @@ type RollbackREST struct {
 	authorizer authorizer.Authorizer
 	admission  admission.ValidationInterface
 	scheme     *runtime.Scheme
+	enabled    func() bool
 }
 
 var (
@@ -66,6 +67,9 @@ func (r *RollbackREST) Create(ctx context.Context, name string, obj runtime.Obje
 	rollback, ok := obj.(*operator.NginxOperatorRollback)
 	if !ok {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("not an NginxOperatorRollback: %T", obj))
+	}
+	if !r.enabled() {
+		return nil, apierrors.NewMethodNotSupported(operator.Resource("nginxoperators/rollback"), "create: this apiserver runs with feature gate nginx-operator:Revisions off (it emulates a release before revisions, as during an upgrade, until every replica runs the new release)")
 	}
 	if errs := validation.ValidateNginxOperatorRollback(rollback, name); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(operator.Kind("NginxOperatorRollback"), name, errs)

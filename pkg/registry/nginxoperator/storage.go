@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
+	"github.com/example/nginx-operator/pkg/features"
 	"github.com/example/nginx-operator/pkg/registry/compact"
 )
 
@@ -80,7 +81,8 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 		return nil, err
 	}
 	// Outermost, so that it sees each write's final object and its commit.
-	store.Storage.Storage = &recordingStorage{Interface: store.Storage.Storage, revisions: revisions, now: time.Now}
+	revisionsOn := func() bool { return gates == nil || gates.Enabled(features.Revisions) }
+	store.Storage.Storage = &recordingStorage{Interface: store.Storage.Storage, revisions: revisions, now: time.Now, enabled: revisionsOn}
 
 	statusStore := *store
 	statusStrategy := NewStatusStrategy(strategy)
@@ -91,7 +93,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 		NginxOperator: &REST{store},
 		Status:        &StatusREST{store: &statusStore},
 		Scale:         &ScaleREST{store: store},
-		Rollback:      &RollbackREST{store: store, revisions: revisions, authorizer: writes.Authorizer, admission: writes.Admission, scheme: scheme},
+		Rollback:      &RollbackREST{store: store, revisions: revisions, authorizer: writes.Authorizer, admission: writes.Admission, scheme: scheme, enabled: revisionsOn},
 		Revisions:     &RevisionREST{store: revisions},
 	}, nil
 }
