@@ -43,6 +43,11 @@ import (
 // being recorded now: far longer than a write may take (the request timeout is 60 s).
 const abandonedAfter = 3 * time.Minute
 
+// basedOnAnnotation on a revision is the resourceVersion of the NginxOperator its write
+// started from. A write can commit only onto that version: once the object has moved
+// on, a revision that is not pointed at never will be.
+const basedOnAnnotation = "operator.example.com/based-on-resource-version"
+
 // recordingStorage records a revision in every write of an NginxOperator that changes
 // what spec.config, spec.files and spec.tls mount. Like a commit in git, the revision is
 // written first and the NginxOperator's status.revision, in the same etcd write as the
@@ -164,9 +169,9 @@ func (s *recordingStorage) Delete(ctx context.Context, key string, out runtime.O
 
 // record writes revision n of no with content. A revision of that name already there
 // is replaced when no write can still point at it: one of an earlier NginxOperator of
-// the same name, one this write made in an attempt that did not commit, or one left
-// longer than abandonedAfter. Otherwise another write is recording it now, and this one
-// gets a Conflict to try again.
+// the same name, one this write made in an attempt that did not commit, one based on an
+// older version of the object, or one left longer than abandonedAfter. Otherwise another
+// write is recording it now, and this one gets a Conflict to try again.
 func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.NginxOperatorRevision, no *operator.NginxOperator, n int64,
 	reason operator.RevisionReason, content, before *operator.RevisionContent) (*operator.NginxOperatorRevision, error) {
 	rev := &operator.NginxOperatorRevision{
@@ -181,6 +186,12 @@ func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.Ngi
 		Changed:       content.ChangedFields(before),
 		ContentHash:   content.Hash(),
 		Content:       *content,
+	}
+	// An update's object carries the resourceVersion it was read at, which its commit
+	// requires; a create's carries none.
+	basedOn := no.ResourceVersion
+	if basedOn != "" {
+		rev.Annotations = map[string]string{basedOnAnnotation: basedOn}
 	}
 	if no.UID != "" {
 		rev.OwnerReferences = []metav1.OwnerReference{{
@@ -215,7 +226,7 @@ func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.Ngi
 			return nil, err
 		}
 		existing := got.(*operator.NginxOperatorRevision)
-		if !s.replaceable(existing, no, *attempts) {
+		if !s.replaceable(existing, no, basedOn, *attempts) {
 			return nil, apierrors.NewConflict(operator.Resource("nginxoperators"), no.Name,
 				fmt.Errorf("another write is recording revision %d now; try again", n))
 		}
@@ -225,14 +236,15 @@ func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.Ngi
 	}
 }
 
-func (s *recordingStorage) replaceable(existing *operator.NginxOperatorRevision, no *operator.NginxOperator, attempts []*operator.NginxOperatorRevision) bool {
+func (s *recordingStorage) replaceable(existing *operator.NginxOperatorRevision, no *operator.NginxOperator, basedOn string, attempts []*operator.NginxOperatorRevision) bool {
 	for _, a := range attempts {
 		if a.UID == existing.UID {
 			return true
 		}
 	}
 	owner := metav1.GetControllerOfNoCopy(existing)
-	return owner == nil || owner.UID != no.UID || s.now().Sub(existing.CreationTimestamp.Time) > abandonedAfter
+	stale := basedOn != "" && existing.Annotations[basedOnAnnotation] != basedOn
+	return owner == nil || owner.UID != no.UID || stale || s.now().Sub(existing.CreationTimestamp.Time) > abandonedAfter
 }
 
 func (s *recordingStorage) deleteRevision(ctx context.Context, rev *operator.NginxOperatorRevision) error {
