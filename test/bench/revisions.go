@@ -282,7 +282,7 @@ func (r *RevisionsRun) Markdown() string {
 	w("| measure | without revisions | with revisions | ratio |\n|---|---|---|---|\n")
 	w("| updates/s (a replica count, no revision, against new content, one revision each) | %.0f | %.0f | %.2fx |\n",
 		r.PlainUpdatesPerSecond, r.ContentUpdatesPerSecond, Ratio(r.ContentUpdatesPerSecond, r.PlainUpdatesPerSecond))
-	w("| etcd database file (1 revision per object, against %d) | %.1f MiB | %.1f MiB | %.2fx |\n",
+	w("| etcd database file, not defragmented (1 revision per object, against %d; the file also keeps every write's old versions until compaction) | %.1f MiB | %.1f MiB | %.2fx |\n",
 		r.Each, r.EtcdFileBefore/(1<<20), r.EtcdFileAfter/(1<<20), Ratio(r.EtcdFileAfter, r.EtcdFileBefore))
 	w("| LIST of the %d NginxOperators, p50 (before the revisions were written, after) | %.1f ms %s | %.1f ms %s | %.2fx |\n\n",
 		r.N, r.ListBefore.Median, spreadRange(r.ListBefore), r.ListAfter.Median, spreadRange(r.ListAfter), Ratio(r.ListAfter.Median, r.ListBefore.Median))
