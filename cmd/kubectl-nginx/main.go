@@ -15,9 +15,8 @@ limitations under the License.
 */
 
 // Command kubectl-nginx is the kubectl plugin of nginx-operator: "kubectl nginx history",
-// "diff", "rollback". Install it with
-// go install github.com/example/nginx-operator/cmd/kubectl-nginx@latest, or put bin/kubectl-nginx
-// (make build) on PATH.
+// "diff", "rollback" and "rendered". Install it from a clone with
+// "go install ./cmd/kubectl-nginx", or put bin/kubectl-nginx (make build) on PATH.
 package main
 
 import (

@@ -25,6 +25,8 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
 	"k8s.io/component-base/featuregate"
 
 	"github.com/example/nginx-operator/pkg/apis/operator"
@@ -47,6 +49,8 @@ type Config struct {
 type CompletedConfig struct {
 	generic     genericapiserver.CompletedConfig
 	featureGate featuregate.FeatureGate
+	// cluster is kube-apiserver's client configuration; nil in standalone mode.
+	cluster *restclient.Config
 }
 
 // Server is the running nginx-operator API server.
@@ -73,7 +77,7 @@ func (c *Config) Complete() CompletedConfig {
 	if gate == nil && c.GenericConfig.EffectiveVersion != nil {
 		gate = features.NewFeatureGate(c.GenericConfig.EffectiveVersion.BinaryVersion())
 	}
-	return CompletedConfig{generic: c.GenericConfig.Complete(), featureGate: gate}
+	return CompletedConfig{generic: c.GenericConfig.Complete(), featureGate: gate, cluster: c.GenericConfig.ClientConfig}
 }
 
 // withInnermost runs wrap's filters inside the generic chain, where the request already
@@ -111,6 +115,11 @@ func (c CompletedConfig) New() (*Server, error) {
 	if v, ok := c.generic.AdmissionControl.(admission.ValidationInterface); ok {
 		writes.Admission = v
 	}
+	if c.cluster != nil {
+		if writes.Cluster, err = kubernetes.NewForConfig(c.cluster); err != nil {
+			return nil, fmt.Errorf("a client of the cluster for the rendered view: %w", err)
+		}
+	}
 	storage, err := nginxoperator.NewStorage(Scheme, etcderrors.RESTOptionsGetter(c.generic.RESTOptionsGetter), c.featureGate, writes)
 	if err != nil {
 		return nil, fmt.Errorf("creating nginxoperators storage: %w", err)
@@ -125,6 +134,7 @@ func (c CompletedConfig) New() (*Server, error) {
 		// Revisions and rollback came with v1alpha2; the deprecated v1alpha1 has neither.
 		if version != "v1alpha1" {
 			resources[resource.Resource+"/rollback"] = storage.Rollback
+			resources[resource.Resource+"/rendered"] = storage.Rendered
 			resources["nginxoperatorrevisions"] = storage.Revisions
 		}
 		group.VersionedResourcesStorageMap[version] = resources

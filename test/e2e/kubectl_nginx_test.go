@@ -36,7 +36,7 @@ import (
 // ./cmd/kubectl-nginx onto PATH, found by /usr/bin/kubectl as "kubectl nginx". Three content
 // changes make revisions bounded by spec.revisionHistoryLimit; history, diff and rollback
 // read and restore them; a reader of revisions who may not read ConfigMaps sees no
-// ConfigMap data in them.
+// ConfigMap data in them, nor in the rendered view of what the pods load.
 func TestKubectlNginxPlugin(t *testing.T) {
 	t.Parallel()
 	const ns = "e2e-kubectl-nginx"
@@ -116,7 +116,7 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: private, namespace: %s}\n"+
 		"spec: {config: {configMapKeyRef: {name: private-conf, key: nginx.conf}}}\n", ns), "create", "-f", "-")
 	mustKubectl(t, "", "create", "role", "revision-reader", "-n", ns, "--verb=get,list,watch",
-		"--resource=nginxoperators.operator.example.com,nginxoperatorrevisions.operator.example.com")
+		"--resource=nginxoperators.operator.example.com,nginxoperatorrevisions.operator.example.com,nginxoperators.operator.example.com/rendered")
 	mustKubectl(t, "", "create", "rolebinding", "revision-reader", "-n", ns, "--role=revision-reader", "--user="+reader)
 	framework.WaitFor(t, 3*time.Minute, reader+" allowed to list revisions", func() bool {
 		_, _, err := kubectl(t, "", "auth", "can-i", "list", "nginxoperatorrevisions.operator.example.com", "-n", ns, "--as", reader)
@@ -131,5 +131,26 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	}
 	if out, _, err := plugin("diff", "private", "1", "-n", ns, "--as", reader); err != nil || strings.Contains(out, "hunter2") {
 		t.Errorf("kubectl nginx diff as the reader: %v %q", err, out)
+	}
+
+	// The rendered view: what the pods load, once the controller wrote the Deployment.
+	// The admin sees the ConfigMap's data; the reader its name and why not its data.
+	var rendered string
+	framework.WaitFor(t, 3*time.Minute, "the rendered view of private to show its Deployment's files", func() bool {
+		out, _, err := plugin("rendered", "private", "-n", ns)
+		rendered = out
+		return err == nil && strings.Contains(out, "# Deployment private")
+	})
+	if !strings.Contains(rendered, "return 200 hunter2;") || !strings.Contains(rendered, "ConfigMap private-conf") {
+		t.Errorf("kubectl nginx rendered private as the admin:\n%s\nwant the ConfigMap's nginx.conf", rendered)
+	}
+	asReader := mustPlugin("rendered", "private", "-n", ns, "--as", reader)
+	if strings.Contains(asReader, "hunter2") || !strings.Contains(asReader, `may not get ConfigMap private-conf`) {
+		t.Errorf("kubectl nginx rendered private as %s:\n%s\nwant the ConfigMap named and its data withheld", reader, asReader)
+	}
+	t.Logf("kubectl nginx rendered private as %s:\n%s", reader, asReader)
+	site := mustPlugin("rendered", "site", "-n", ns, "--as", reader)
+	if !strings.Contains(site, "return 200 v2;") {
+		t.Errorf("the inline configuration, the spec's own, as %s:\n%s", reader, site)
 	}
 }

@@ -51,6 +51,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NginxOperatorRevision{},
 		&NginxOperatorRevisionList{},
 		&NginxOperatorRollback{},
+		&NginxOperatorRendered{},
 	)
 	return nil
 }

@@ -279,3 +279,28 @@ type NginxOperatorRollback struct {
 	// ToRevision is the revision to go back to; 0 means the one before the newest.
 	ToRevision int64
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRendered is what the pods of an NginxOperator load, read from its
+// Deployment as the controller wrote it: every file nginx finds in what the pod mounts.
+type NginxOperatorRendered struct {
+	metav1.TypeMeta
+	metav1.ObjectMeta
+
+	// Deployment names the Deployment read, and Generation its metadata.generation.
+	Deployment string
+	Generation int64
+	// Files are the files of the nginx container's mounts, by path.
+	Files []RenderedFile
+	// Message says why there are no files (no Deployment yet, or not this object's).
+	Message string
+}
+
+// RenderedFile is one file of the nginx container.
+type RenderedFile struct {
+	Path     string
+	Source   string
+	Content  string
+	Withheld string
+}

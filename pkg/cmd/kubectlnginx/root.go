@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Package kubectlnginx is the kubectl plugin "kubectl nginx": the history of an
-// NginxOperator's content, the difference between two revisions, and rollback to one,
-// with kubectl's own flags (-n, --context, --kubeconfig, -o).
+// NginxOperator's content, the difference between two revisions, rollback to one, and
+// the files its pods load, with kubectl's own flags (-n, --context, --kubeconfig, -o).
 package kubectlnginx
 
 import (
@@ -38,9 +38,10 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl nginx",
 		},
-		Short: "Revisions and rollback of NginxOperators",
+		Short: "Revisions, rollback and the rendered configuration of NginxOperators",
 		Long: "kubectl nginx reads the revisions an NginxOperator's content went through (every change of\n" +
-			"spec.config, spec.files and spec.tls is one) and sets the content back to one of them.",
+			"spec.config, spec.files and spec.tls is one), sets the content back to one of them, and shows\n" +
+			"the files its pods load.",
 		SilenceUsage:  true,
 		SilenceErrors: false,
 	}
@@ -49,7 +50,7 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.SetErr(streams.ErrOut)
 	flags.AddFlags(cmd.PersistentFlags())
 	c := &clients{flags: flags}
-	cmd.AddCommand(newHistoryCommand(c, streams), newDiffCommand(c, streams), newRollbackCommand(c, streams))
+	cmd.AddCommand(newHistoryCommand(c, streams), newDiffCommand(c, streams), newRollbackCommand(c, streams), newRenderedCommand(c, streams))
 	return cmd
 }
 

@@ -48,6 +48,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha2.MetricsSpec{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_MetricsSpec(ref),
 		v1alpha2.NginxOperator{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_NginxOperator(ref),
 		v1alpha2.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha2_NginxOperatorList(ref),
+		v1alpha2.NginxOperatorRendered{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_NginxOperatorRendered(ref),
 		v1alpha2.NginxOperatorRevision{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref),
 		v1alpha2.NginxOperatorRevisionList{}.OpenAPIModelName():        schema_pkg_apis_operator_v1alpha2_NginxOperatorRevisionList(ref),
 		v1alpha2.NginxOperatorRollback{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_NginxOperatorRollback(ref),
@@ -56,6 +57,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName():          schema_pkg_apis_operator_v1alpha2_PodDisruptionBudgetSpec(ref),
 		v1alpha2.PodOptions{}.OpenAPIModelName():                       schema_pkg_apis_operator_v1alpha2_PodOptions(ref),
 		v1alpha2.QPSSpec{}.OpenAPIModelName():                          schema_pkg_apis_operator_v1alpha2_QPSSpec(ref),
+		v1alpha2.RenderedFile{}.OpenAPIModelName():                     schema_pkg_apis_operator_v1alpha2_RenderedFile(ref),
 		v1alpha2.RevisionContent{}.OpenAPIModelName():                  schema_pkg_apis_operator_v1alpha2_RevisionContent(ref),
 		v1alpha2.ScratchVolume{}.OpenAPIModelName():                    schema_pkg_apis_operator_v1alpha2_ScratchVolume(ref),
 		v1alpha2.ServicePort{}.OpenAPIModelName():                      schema_pkg_apis_operator_v1alpha2_ServicePort(ref),
@@ -761,6 +763,80 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorList(ref common.ReferenceCal
 	}
 }
 
+func schema_pkg_apis_operator_v1alpha2_NginxOperatorRendered(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "NginxOperatorRendered, read from an NginxOperator's rendered subresource, is what its pods load: every file of the nginx container's mounts, resolved from the NginxOperator's Deployment as the controller wrote it. A ConfigMap's data is shown only to a reader who may get that ConfigMap; a Secret's never.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"kind": {
+						SchemaProps: spec.SchemaProps{
+							Description: "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"apiVersion": {
+						SchemaProps: spec.SchemaProps{
+							Description: "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"metadata": {
+						SchemaProps: spec.SchemaProps{
+							Default: map[string]interface{}{},
+							Ref:     ref(metav1.ObjectMeta{}.OpenAPIModelName()),
+						},
+					},
+					"deployment": {
+						SchemaProps: spec.SchemaProps{
+							Description: "deployment names the Deployment read.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"generation": {
+						SchemaProps: spec.SchemaProps{
+							Description: "generation is the Deployment's metadata.generation that was read.",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"files": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "files are the files of the nginx container's mounts, by path.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.RenderedFile{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says why there are no files: no Deployment yet, or one this NginxOperator does not control.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			v1alpha2.RenderedFile{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+	}
+}
+
 func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -813,11 +889,11 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref common.Referenc
 					},
 					"reason": {
 						SchemaProps: spec.SchemaProps{
-							Description: "reason is Created, Updated or RolledBack.\n\nPossible enum values:\n - `\"Created\"`\n - `\"RolledBack\"`\n - `\"Updated\"`",
+							Description: "reason is Created, Updated, RolledBack (by the rollback subresource) or Adopted.\n\nPossible enum values:\n - `\"Adopted\"` is the content an NginxOperator stored before revisions existed had, recorded at its first content change since (no requester is known).\n - `\"Created\"`\n - `\"RolledBack\"`\n - `\"Updated\"`",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
-							Enum:        []interface{}{"Created", "RolledBack", "Updated"},
+							Enum:        []interface{}{"Adopted", "Created", "RolledBack", "Updated"},
 						},
 					},
 					"rolledBackTo": {
@@ -1462,6 +1538,50 @@ func schema_pkg_apis_operator_v1alpha2_QPSSpec(ref common.ReferenceCallback) com
 					},
 				},
 				Required: []string{"singlePodQPS", "totalQPS"},
+			},
+		},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_RenderedFile(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "RenderedFile is one file of the nginx container.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"path": {
+						SchemaProps: spec.SchemaProps{
+							Description: "path in the nginx container.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"source": {
+						SchemaProps: spec.SchemaProps{
+							Description: "source is where the file comes from, e.g. \"ConfigMap web-nginx-conf, key nginx.conf\".",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"content": {
+						SchemaProps: spec.SchemaProps{
+							Description: "content of the file, when its source may be shown to the reader.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"withheld": {
+						SchemaProps: spec.SchemaProps{
+							Description: "withheld says why content is empty: a Secret, a ConfigMap the reader may not get, the image's own file.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"path", "source"},
 			},
 		},
 	}

@@ -27,6 +27,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -41,14 +43,17 @@ type Storage struct {
 	Status        *StatusREST
 	Scale         *ScaleREST
 	Rollback      *RollbackREST
+	Rendered      *RenderedREST
 	Revisions     *RevisionREST
 }
 
-// Writes are what a rollback needs besides storage: the server's authorizer and its
-// validating admission, to judge a rollback as the update it is.
+// Writes are what the subresources need besides storage: the server's authorizer and its
+// validating admission, to judge a rollback as the update it is, and the cluster, which
+// the rendered view reads (nil in standalone mode, where there is none).
 type Writes struct {
 	Authorizer authorizer.Authorizer
 	Admission  admission.ValidationInterface
+	Cluster    kubernetes.Interface
 }
 
 // NewStorage builds the etcd-backed storage of nginxoperators and nginxoperatorrevisions.
@@ -77,12 +82,15 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 	// What the watch cache keeps is compacted as it is decoded: equal strings and
 	// managed-fields sets of different objects share one copy.
 	optsGetter = compact.RESTOptionsGetter(optsGetter, compactNginxOperator)
+	// Revisions are recorded around the storage (the watch cache over etcd), where each
+	// write's final object and its commit are seen.
+	revisionsOn := func() bool { return gates == nil || gates.Enabled(features.Revisions) }
+	optsGetter = recordingOptions{RESTOptionsGetter: optsGetter, wrap: func(s storage.Interface) storage.Interface {
+		return &recordingStorage{Interface: s, revisions: revisions, now: time.Now, enabled: revisionsOn}
+	}}
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, err
 	}
-	// Outermost, so that it sees each write's final object and its commit.
-	revisionsOn := func() bool { return gates == nil || gates.Enabled(features.Revisions) }
-	store.Storage.Storage = &recordingStorage{Interface: store.Storage.Storage, revisions: revisions, now: time.Now, enabled: revisionsOn}
 
 	statusStore := *store
 	statusStrategy := NewStatusStrategy(strategy)
@@ -94,6 +102,7 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 		Status:        &StatusREST{store: &statusStore},
 		Scale:         &ScaleREST{store: store},
 		Rollback:      &RollbackREST{store: store, revisions: revisions, authorizer: writes.Authorizer, admission: writes.Admission, scheme: scheme, enabled: revisionsOn},
+		Rendered:      &RenderedREST{store: store, cluster: writes.Cluster, authorizer: writes.Authorizer},
 		Revisions:     &RevisionREST{store: revisions},
 	}, nil
 }

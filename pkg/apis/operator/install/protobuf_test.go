@@ -63,8 +63,8 @@ func externalKinds(scheme *runtime.Scheme) []schema.GroupVersionKind {
 func TestExternalTypesSpeakProtobuf(t *testing.T) {
 	scheme := newScheme()
 	kinds := externalKinds(scheme)
-	if len(kinds) != 7 {
-		t.Fatalf("external kinds = %v, want NginxOperator and NginxOperatorList in v1alpha1 and v1alpha2, and NginxOperatorRevision(List) and NginxOperatorRollback in v1alpha2", kinds)
+	if len(kinds) != 8 {
+		t.Fatalf("external kinds = %v, want NginxOperator and NginxOperatorList in v1alpha1 and v1alpha2, and NginxOperatorRevision(List), NginxOperatorRollback and NginxOperatorRendered in v1alpha2", kinds)
 	}
 	serializer := protobuf.NewSerializer(scheme, scheme)
 	for _, gvk := range kinds {

@@ -50,6 +50,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NginxOperatorRevision{},
 		&NginxOperatorRevisionList{},
 		&NginxOperatorRollback{},
+		&NginxOperatorRendered{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

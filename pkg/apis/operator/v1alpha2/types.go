@@ -27,6 +27,7 @@ import (
 // +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
 // +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
 // +genclient:method=Rollback,verb=create,subresource=rollback,input=NginxOperatorRollback,result=NginxOperator
+// +genclient:method=GetRendered,verb=get,subresource=rendered,result=NginxOperatorRendered
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 
 // NginxOperator runs nginx as a Deployment with a Service in front of it.
@@ -489,4 +490,46 @@ type NginxOperatorRollback struct {
 	// newest.
 	// +optional
 	ToRevision int64 `json:"toRevision,omitempty" protobuf:"varint,2,opt,name=toRevision"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// NginxOperatorRendered, read from an NginxOperator's rendered subresource, is what its
+// pods load: every file of the nginx container's mounts, resolved from the NginxOperator's
+// Deployment as the controller wrote it. A ConfigMap's data is shown only to a reader who
+// may get that ConfigMap; a Secret's never.
+type NginxOperatorRendered struct {
+	metav1.TypeMeta `json:",inline"`
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+
+	// deployment names the Deployment read.
+	// +optional
+	Deployment string `json:"deployment,omitempty" protobuf:"bytes,2,opt,name=deployment"`
+	// generation is the Deployment's metadata.generation that was read.
+	// +optional
+	Generation int64 `json:"generation,omitempty" protobuf:"varint,3,opt,name=generation"`
+	// files are the files of the nginx container's mounts, by path.
+	// +optional
+	// +listType=atomic
+	Files []RenderedFile `json:"files,omitempty" protobuf:"bytes,4,rep,name=files"`
+	// message says why there are no files: no Deployment yet, or one this NginxOperator
+	// does not control.
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,5,opt,name=message"`
+}
+
+// RenderedFile is one file of the nginx container.
+type RenderedFile struct {
+	// path in the nginx container.
+	Path string `json:"path" protobuf:"bytes,1,opt,name=path"`
+	// source is where the file comes from, e.g. "ConfigMap web-nginx-conf, key nginx.conf".
+	Source string `json:"source" protobuf:"bytes,2,opt,name=source"`
+	// content of the file, when its source may be shown to the reader.
+	// +optional
+	Content string `json:"content,omitempty" protobuf:"bytes,3,opt,name=content"`
+	// withheld says why content is empty: a Secret, a ConfigMap the reader may not get,
+	// the image's own file.
+	// +optional
+	Withheld string `json:"withheld,omitempty" protobuf:"bytes,4,opt,name=withheld"`
 }

@@ -52,6 +52,11 @@ func (in NginxOperatorList) OpenAPIModelName() string {
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in NginxOperatorRendered) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.NginxOperatorRendered"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in NginxOperatorRevision) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.NginxOperatorRevision"
 }
@@ -89,6 +94,11 @@ func (in PodOptions) OpenAPIModelName() string {
 // OpenAPIModelName returns the OpenAPI model name for this type.
 func (in QPSSpec) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.QPSSpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in RenderedFile) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.RenderedFile"
 }
 
 // OpenAPIModelName returns the OpenAPI model name for this type.

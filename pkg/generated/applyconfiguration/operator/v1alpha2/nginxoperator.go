@@ -86,6 +86,12 @@ func ExtractNginxOperator(nginxOperator *operatorv1alpha2.NginxOperator, fieldMa
 	return ExtractNginxOperatorFrom(nginxOperator, fieldManager, "")
 }
 
+// ExtractNginxOperatorRendered extracts the applied configuration owned by fieldManager from
+// nginxOperator for the rendered subresource.
+func ExtractNginxOperatorRendered(nginxOperator *operatorv1alpha2.NginxOperator, fieldManager string) (*NginxOperatorApplyConfiguration, error) {
+	return ExtractNginxOperatorFrom(nginxOperator, fieldManager, "rendered")
+}
+
 // ExtractNginxOperatorRollback extracts the applied configuration owned by fieldManager from
 // nginxOperator for the rollback subresource.
 func ExtractNginxOperatorRollback(nginxOperator *operatorv1alpha2.NginxOperator, fieldManager string) (*NginxOperatorApplyConfiguration, error) {

@@ -55,6 +55,7 @@ type NginxOperatorInterface interface {
 	GetScale(ctx context.Context, nginxOperatorName string, options v1.GetOptions) (*autoscalingv1.Scale, error)
 	UpdateScale(ctx context.Context, nginxOperatorName string, scale *autoscalingv1.Scale, opts v1.UpdateOptions) (*autoscalingv1.Scale, error)
 	Rollback(ctx context.Context, nginxOperatorName string, nginxOperatorRollback *operatorv1alpha2.NginxOperatorRollback, opts v1.CreateOptions) (*operatorv1alpha2.NginxOperator, error)
+	GetRendered(ctx context.Context, nginxOperatorName string, options v1.GetOptions) (*operatorv1alpha2.NginxOperatorRendered, error)
 
 	NginxOperatorExpansion
 }
@@ -121,6 +122,21 @@ func (c *nginxOperators) Rollback(ctx context.Context, nginxOperatorName string,
 		SubResource("rollback").
 		VersionedParams(&opts, scheme.ParameterCodec).
 		Body(nginxOperatorRollback).
+		Do(ctx).
+		Into(result)
+	return
+}
+
+// GetRendered takes name of the nginxOperator, and returns the corresponding operatorv1alpha2.NginxOperatorRendered object, and an error if there is any.
+func (c *nginxOperators) GetRendered(ctx context.Context, nginxOperatorName string, options v1.GetOptions) (result *operatorv1alpha2.NginxOperatorRendered, err error) {
+	result = &operatorv1alpha2.NginxOperatorRendered{}
+	err = c.GetClient().Get().
+		UseProtobufAsDefault().
+		Namespace(c.GetNamespace()).
+		Resource("nginxoperators").
+		Name(nginxOperatorName).
+		SubResource("rendered").
+		VersionedParams(&options, scheme.ParameterCodec).
 		Do(ctx).
 		Into(result)
 	return

@@ -92,3 +92,15 @@ func (c *fakeNginxOperators) Rollback(ctx context.Context, nginxOperatorName str
 	}
 	return obj.(*v1alpha2.NginxOperator), err
 }
+
+// GetRendered takes name of the nginxOperator, and returns the corresponding nginxOperatorRendered object, and an error if there is any.
+func (c *fakeNginxOperators) GetRendered(ctx context.Context, nginxOperatorName string, options v1.GetOptions) (result *v1alpha2.NginxOperatorRendered, err error) {
+	emptyResult := &v1alpha2.NginxOperatorRendered{}
+	obj, err := c.Fake.
+		Invokes(testing.NewGetSubresourceActionWithOptions(c.Resource(), c.Namespace(), "rendered", nginxOperatorName, options), emptyResult)
+
+	if obj == nil {
+		return emptyResult, err
+	}
+	return obj.(*v1alpha2.NginxOperatorRendered), err
+}
