@@ -45,7 +45,7 @@ func TestStartBinaryServerMovesOnWhenItsPortIsTaken(t *testing.T) {
 	defer func() { pickPort = framework.MustFreePort }()
 
 	s := startBinaryServer(t, t.TempDir())
-	if s.port == takenPort || handedOut != 2 {
-		t.Errorf("server on port %d after %d ports; want another port than the taken %d, on the second try", s.port, handedOut, takenPort)
+	if s.Port == takenPort || handedOut != 2 {
+		t.Errorf("server on port %d after %d ports; want another port than the taken %d, on the second try", s.Port, handedOut, takenPort)
 	}
 }
