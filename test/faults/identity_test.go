@@ -35,7 +35,7 @@ import (
 func (s *apiserver) unprivilegedClient(userName string) *http.Client {
 	t := s.t
 	t.Helper()
-	pki := filepath.Join(s.dataDir, "pki")
+	pki := filepath.Join(s.DataDir, "pki")
 	ca, err := tls.LoadX509KeyPair(filepath.Join(pki, "ca.crt"), filepath.Join(pki, "ca.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func (s *apiserver) unprivilegedClient(userName string) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rest.AnonymousClientConfig(s.config)
+	cfg := rest.AnonymousClientConfig(s.Config)
 	cfg.CertData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Certificate[0]})
 	cfg.KeyData = keyPEM
 	c, err := rest.HTTPClientFor(cfg)
