@@ -19,7 +19,6 @@ package framework
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
@@ -46,15 +45,8 @@ func StartRegistry(binary, dir string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	if err != nil {
-		return nil, err
-	}
 	certFile, keyFile := filepath.Join(dir, "registry.crt"), filepath.Join(dir, "registry.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600); err != nil {
+	if err := WriteKeyPair(cert, certFile, keyFile); err != nil {
 		return nil, err
 	}
 	roots := x509.NewCertPool()
