@@ -126,15 +126,26 @@ func Launch(t testing.TB, o Options) (*Server, error) {
 	if o.DataDir == "" {
 		return nil, errors.New("testserver: no DataDir")
 	}
-	if o.Binary == "" {
-		return launchInProcess(t, o)
-	}
+	started := time.Now()
 	var s *Server
-	err := framework.RetryOnPortTaken(portAttempts, t.Logf, func() (err error) {
-		s, err = launchBinary(t, o)
-		return err
-	})
-	return s, err
+	var err error
+	if o.Binary == "" {
+		s, err = launchInProcess(o)
+	} else {
+		err = framework.RetryOnPortTaken(portAttempts, t.Logf, func() (err error) {
+			s, err = launchBinary(t, o)
+			return err
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.proc != nil {
+		t.Logf("apiserver (pid %d) ready on port %d after %s", s.proc.PID(), s.Port, time.Since(started).Round(time.Millisecond))
+	} else {
+		t.Logf("apiserver ready on port %d after %s", s.Port, time.Since(started).Round(time.Millisecond))
+	}
+	return s, nil
 }
 
 // launchBinary starts the binary once on a port picked free and waits until it is ready;
@@ -156,7 +167,6 @@ func launchBinary(t testing.TB, o Options) (*Server, error) {
 	s.proc, s.ended = proc, proc.Context()
 	// Stopped by its PID, never by name.
 	s.shutdown = sync.OnceValue(func() error { proc.Stop(os.Interrupt, 30*time.Second); return nil })
-	started := time.Now()
 	if err := proc.WaitUntil(ReadyTimeout, 200*time.Millisecond, s.ready); err != nil {
 		_ = s.shutdown()
 		if errors.Is(err, framework.ErrPortTaken) {
@@ -164,7 +174,6 @@ func launchBinary(t testing.TB, o Options) (*Server, error) {
 		}
 		return nil, fmt.Errorf("the apiserver was not ready: %w; log:\n%s", err, proc.Log())
 	}
-	t.Logf("apiserver (pid %d) ready on port %d after %s", proc.PID(), s.Port, time.Since(started).Round(time.Millisecond))
 	return s, nil
 }
 
@@ -177,7 +186,7 @@ func launchBinary(t testing.TB, o Options) (*Server, error) {
 // Without --etcd-servers the etcd is started here, in the data directory as the binary's
 // embedded one (so data outlives a restart on the same directory), so that tests can read
 // it (EtcdURL).
-func launchInProcess(t testing.TB, o Options) (*Server, error) {
+func launchInProcess(o Options) (*Server, error) {
 	for _, arg := range o.Args {
 		// The libraries read their feature gates from one process-wide gate: on a server
 		// in this process the flag would only half apply, or reach every server.
@@ -249,7 +258,6 @@ func launchInProcess(t testing.TB, o Options) (*Server, error) {
 		closeEtcd()
 		return err
 	})
-	started := time.Now()
 	if err := framework.PollWhile(ended, ReadyTimeout, 200*time.Millisecond, s.ready); err != nil {
 		stopErr := s.shutdown()
 		if errors.Is(err, framework.ErrExited) {
@@ -257,7 +265,6 @@ func launchInProcess(t testing.TB, o Options) (*Server, error) {
 		}
 		return nil, errors.Join(fmt.Errorf("the apiserver was not ready: %w", err), stopErr)
 	}
-	t.Logf("apiserver ready on port %d after %s", s.Port, time.Since(started).Round(time.Millisecond))
 	return s, nil
 }
 
