@@ -25,14 +25,12 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
 
-	"github.com/example/nginx-operator/test/framework"
 	"github.com/example/nginx-operator/test/framework/testserver"
 )
 
@@ -47,17 +45,13 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "nginx-operator-faults-")
+	binary, remove, err := testserver.BuildBinary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	apiserverBinary = filepath.Join(dir, "apiserver")
-	if err := framework.BuildProduct(filepath.Join("..", ".."), apiserverBinary, "./cmd/apiserver"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
+	defer remove()
+	apiserverBinary = binary
 	return m.Run()
 }
 

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -43,17 +42,12 @@ var apiserverBinary string
 const builtVersion = "v0.2.7-integration.1"
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nginx-operator-integration-")
+	binary, remove, err := testserver.BuildBinary("-X github.com/example/nginx-operator/pkg/version.gitVersion=" + builtVersion)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	apiserverBinary = filepath.Join(dir, "apiserver")
-	if err := framework.BuildProduct(filepath.Join("..", ".."), apiserverBinary, "./cmd/apiserver",
-		"-X github.com/example/nginx-operator/pkg/version.gitVersion="+builtVersion); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	apiserverBinary = binary
 	code := m.Run()
 	if shared.server != nil {
 		if err := shared.server.Stop(); err != nil {
@@ -62,7 +56,7 @@ func TestMain(m *testing.M) {
 		}
 		os.RemoveAll(shared.server.DataDir)
 	}
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 

@@ -49,11 +49,29 @@ import (
 	"github.com/example/nginx-operator/test/framework"
 )
 
+// BuildBinary builds our apiserver (./cmd/apiserver of the checkout, two levels above
+// the suite's directory of test/, where go test runs it) into a new temporary directory
+// with framework.BuildProduct, as the Makefile builds bin/apiserver, once for a suite's
+// TestMain; ldflags may stamp a version. remove deletes the directory.
+func BuildBinary(ldflags ...string) (binary string, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "nginx-operator-apiserver-")
+	if err != nil {
+		return "", nil, err
+	}
+	remove = func() { os.RemoveAll(dir) }
+	binary = filepath.Join(dir, "apiserver")
+	if err := framework.BuildProduct(filepath.Join("..", ".."), binary, "./cmd/apiserver", ldflags...); err != nil {
+		remove()
+		return "", nil, err
+	}
+	return binary, remove, nil
+}
+
 // Options say what to start.
 type Options struct {
 	// Binary is the apiserver binary to run (built once by the suite's TestMain with
-	// framework.BuildProduct, or a previous release's); empty runs the apiserver's command
-	// in this process.
+	// BuildBinary, or a previous release's); empty runs the apiserver's command in this
+	// process.
 	Binary string
 	// DataDir is the server's --data-dir: its PKI, the kubeconfig it writes and, without
 	// --etcd-servers among Args, its embedded etcd. A server started again on the same
