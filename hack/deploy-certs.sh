@@ -78,52 +78,14 @@ fi
 dns1=$SERVICE.$NAMESPACE.svc
 dns2=$dns1.cluster.local
 
-# A minimal config, so the result does not depend on the system's openssl.cnf.
-cat >"$dir/openssl.cnf" <<EOF
-[req]
-distinguished_name = dn
-prompt = no
-[dn]
-CN = $SERVICE-ca
-[v3_ca]
-basicConstraints = critical, CA:TRUE, pathlen:0
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-EOF
-# serving_ext FILE NAMES: the extensions of a serving certificate for NAMES.
-serving_ext() {
-  cat >"$1" <<EOF
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = serverAuth
-subjectAltName = $2
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-EOF
-}
-serving_ext "$dir/tls.ext" "DNS:$dns1, DNS:$dns2"
 metrics_dns=$METRICS_SERVICE.$NAMESPACE.svc
-serving_ext "$dir/metrics-tls.ext" "DNS:$metrics_dns, DNS:$metrics_dns.cluster.local"
 
+# shellcheck source=hack/lib-certs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib-certs.sh"
 # new_ca NAME CN: NAME.crt and NAME.key, a self-signed CA.
-new_ca() {
-  openssl ecparam -name prime256v1 -genkey -noout -out "$dir/$1.key"
-  openssl req -x509 -new -sha256 -days "$CA_DAYS" -key "$dir/$1.key" \
-    -config "$dir/openssl.cnf" -extensions v3_ca -subj "/CN=$2" -out "$dir/$1.crt"
-}
-
-# issue NAME CA CN EXTFILE: NAME.crt and NAME.key, signed by CA.crt/CA.key.
-issue() {
-  local name=$1 ca=$2 cn=$3 ext=$4
-  openssl ecparam -name prime256v1 -genkey -noout -out "$dir/$name.key"
-  openssl req -new -sha256 -key "$dir/$name.key" -config "$dir/openssl.cnf" \
-    -subj "/CN=$cn" -out "$dir/$name.csr"
-  # A random serial avoids a ca.srl file and collisions between renewals.
-  openssl x509 -req -sha256 -days "$CERT_DAYS" -in "$dir/$name.csr" \
-    -CA "$dir/$ca.crt" -CAkey "$dir/$ca.key" -set_serial "0x$(openssl rand -hex 16)" \
-    -extfile "$ext" -out "$dir/$name.crt"
-  openssl verify -CAfile "$dir/$ca.crt" "$dir/$name.crt" >/dev/null
-}
+new_ca() { cert_ca "$dir" "$1" "/CN=$2" "$CA_DAYS"; }
+# issue NAME CA CN USAGES NAMES: NAME.crt and NAME.key, signed by CA.crt/CA.key.
+issue() { cert_issue "$dir" "$2" "$1" "/CN=$3" "$CERT_DAYS" "$4" "$5"; }
 
 # tls_secret NAME CERT CA: applies the kubernetes.io/tls Secret NAME with CERT.crt, CERT.key
 # and CA.crt as ca.crt, as cert-manager writes it. Apply rather than create, so a re-run
@@ -148,8 +110,8 @@ if [[ $etcd_only == 0 ]]; then
   else
     new_ca ca "$SERVICE-ca"
   fi
-  issue tls ca "$dns1" "$dir/tls.ext"
-  issue metrics-tls ca "$metrics_dns" "$dir/metrics-tls.ext"
+  issue tls ca "$dns1" serverAuth "DNS:$dns1, DNS:$dns2"
+  issue metrics-tls ca "$metrics_dns" serverAuth "DNS:$metrics_dns, DNS:$metrics_dns.cluster.local"
 fi
 
 # etcd: one CA for its serving, peer and client certificates. etcd and the apiserver load
@@ -191,28 +153,13 @@ for suffix in "" .cluster.local; do
   etcd_names+="DNS:*.$etcd_domain$suffix, DNS:$etcd_domain$suffix, "
 done
 etcd_names+="DNS:localhost, IP:127.0.0.1"
-for kind in server peer client; do
-  case $kind in
-    # etcd's HTTP gateway (/v3/* over HTTP/JSON) dials etcd's own gRPC server with the
-    # serving certificate, as a client (as kubeadm's etcd server certificate allows).
-    server) usage="serverAuth, clientAuth" names=$etcd_names ;;
-    # A member dials its peers with the certificate it serves them with.
-    peer) usage="serverAuth, clientAuth" names=$etcd_names ;;
-    client) usage=clientAuth names="DNS:$SERVICE" ;;
-  esac
-  cat >"$dir/etcd-$kind.ext" <<EOF
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = $usage
-subjectAltName = $names
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid
-EOF
-done
+# etcd's HTTP gateway (/v3/* over HTTP/JSON) dials etcd's own gRPC server with the
+# serving certificate, as a client (as kubeadm's etcd server certificate allows); a member
+# dials its peers with the certificate it serves them with.
 # The pod names exceed the 64 characters a CN may have; the SANs carry them.
-issue etcd-server etcd-ca "$ETCD_SERVICE-server" "$dir/etcd-server.ext"
-issue etcd-peer etcd-ca "$ETCD_SERVICE-peer" "$dir/etcd-peer.ext"
-issue etcd-client etcd-ca "$SERVICE" "$dir/etcd-client.ext"
+issue etcd-server etcd-ca "$ETCD_SERVICE-server" "serverAuth, clientAuth" "$etcd_names"
+issue etcd-peer etcd-ca "$ETCD_SERVICE-peer" "serverAuth, clientAuth" "$etcd_names"
+issue etcd-client etcd-ca "$SERVICE" clientAuth "DNS:$SERVICE"
 
 if [[ $dry_run == 1 ]]; then
   echo "Files in $dir: etcd-ca etcd-server etcd-peer etcd-client, and unless --etcd-only ca tls metrics-tls (.crt and .key each)" >&2

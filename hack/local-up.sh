@@ -13,6 +13,7 @@
 # Returns when the APIServices are Available.
 set -Eeuo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib-local.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib-certs.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib-metrics-server.sh"
 
 case "${NODE}" in
@@ -60,18 +61,12 @@ start() {
 }
 
 # --- certificates -------------------------------------------------------------------
+# The CAs and certificates of the stack, in PKI_DIR, valid for ten years (hack/lib-certs.sh).
 new_ca() { # new_ca <file> <common name>
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
-    -keyout "${PKI_DIR}/$1.key" -out "${PKI_DIR}/$1.crt" -subj "/CN=$2" 2>/dev/null
+  cert_ca "${PKI_DIR}" "$1" "/CN=$2" 3650
 }
 new_cert() { # new_cert <ca> <file> <subject> <serverAuth|clientAuth> [subjectAltName]
-  local ext="${PKI_DIR}/$2.ext"
-  printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=%s\n' "$4" >"${ext}"
-  [[ -n "${5:-}" ]] && printf 'subjectAltName=%s\n' "$5" >>"${ext}"
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-    -keyout "${PKI_DIR}/$2.key" -out "${PKI_DIR}/$2.csr" -subj "$3" 2>/dev/null
-  openssl x509 -req -in "${PKI_DIR}/$2.csr" -CA "${PKI_DIR}/$1.crt" -CAkey "${PKI_DIR}/$1.key" \
-    -CAcreateserial -days 3650 -extfile "${ext}" -out "${PKI_DIR}/$2.crt" 2>/dev/null
+  cert_issue "${PKI_DIR}" "$1" "$2" "$3" 3650 "$4" "${5:-}"
 }
 new_ca ca kubernetes-ca
 new_cert ca kube-apiserver "/CN=kube-apiserver" serverAuth "DNS:localhost,DNS:kubernetes.default.svc,IP:127.0.0.1,IP:${SERVICE_CIDR%.*}.1,IP:${NODE_IP}"

@@ -20,9 +20,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -61,15 +59,8 @@ func issueBenchIdentity(localDir string) error {
 	if err != nil {
 		return err
 	}
-	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	if err != nil {
-		return err
-	}
 	certFile, keyFile := benchIdentity(localDir)
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600); err != nil {
-		return err
-	}
-	return os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600)
+	return framework.WriteKeyPair(cert, certFile, keyFile)
 }
 
 // grantBenchIdentity lets benchUser do everything the scenarios do on every target's

@@ -17,16 +17,10 @@ limitations under the License.
 package deploy
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"strings"
@@ -138,25 +132,19 @@ spec: {image: "nginx:1.27.4"}
 	t.Logf("stock nginx: %s", get(t, "get", "ngx", "-n", ns, "stock", "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].reason}: {.status.conditions[?(@.type=="Ready")].message}`))
 }
 
-// certificate returns a CA-signed serving certificate for name with the given serial, as
-// PEM, and the CA's pool.
-func certificate(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, serial int64) (certPEM, keyPEM []byte) {
+// certificate returns a serving certificate for name with the given serial, signed by
+// ca, as PEM.
+func certificate(t *testing.T, ca *tls.Certificate, name string, serial int64) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := framework.Cert{CommonName: name, DNSNames: []string{name}, Usages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, Serial: serial}.Issue(ca)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	keyPEM, err = framework.KeyPEM(cert)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	return framework.CertPEM(cert), keyPEM
 }
 
 func tlsRotates(t *testing.T) {
@@ -164,22 +152,15 @@ func tlsRotates(t *testing.T) {
 		kubectl(t, "", "delete", "ngx", "site-tls", "--ignore-not-found")
 		kubectl(t, "", "delete", "secret", "site-tls", "--ignore-not-found")
 	})
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := framework.NewCA("test CA")
 	if err != nil {
 		t.Fatal(err)
 	}
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1000), Subject: pkix.Name{CommonName: "test CA"}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour)}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
 	pool := x509.NewCertPool()
-	pool.AddCert(ca)
+	pool.AppendCertsFromPEM(framework.CertPEM(ca))
 	const name = "site-tls.default.svc"
 	secret := func(serial int64) string {
-		cert, key := certificate(t, ca, caKey, name, serial)
+		cert, key := certificate(t, &ca, name, serial)
 		return fmt.Sprintf(`apiVersion: v1
 kind: Secret
 metadata: {name: site-tls, namespace: default}

@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -156,12 +157,7 @@ func startStandbyController(t *testing.T, leaderArgs []string) (*framework.Proce
 			"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", probePort))
 		logName := fmt.Sprintf("nginx-operator-controller-standby-%d.log", attempt)
 		standby := startDetached(t, args, logName)
-		exited := false
-		waitFor(t, 3*time.Minute, "the standby's /readyz", func() bool {
-			if !standby.Running() {
-				exited = true
-				return true
-			}
+		err := standby.WaitUntil(3*time.Minute, 500*time.Millisecond, func() bool {
 			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort))
 			if err != nil {
 				return false
@@ -169,11 +165,12 @@ func startStandbyController(t *testing.T, leaderArgs []string) (*framework.Proce
 			resp.Body.Close()
 			return resp.StatusCode == http.StatusOK
 		})
-		if !exited {
+		if err == nil {
 			return standby, metricsPort, probePort
 		}
-		if log := standby.Log(); attempt == 3 || !strings.Contains(log, "address already in use") {
-			t.Fatalf("the standby controller exited:\n%s", log)
+		if attempt < 3 && errors.Is(err, framework.ErrPortTaken) {
+			continue
 		}
+		t.Fatalf("the standby controller did not become ready: %v; its log:\n%s", err, standby.Log())
 	}
 }

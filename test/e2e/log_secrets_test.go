@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -164,36 +165,24 @@ func startVerboseCopy(t *testing.T, args []string, level int) verboseInstance {
 		}
 		t.Cleanup(func() { proc.Stop(syscall.SIGTERM, 30*time.Second) })
 		start := time.Now()
-		if readyOrExited(t, port, proc.Exited(), 2*time.Minute) {
+		client := httpClient(t, "")
+		err = proc.WaitUntil(2*time.Minute, time.Second, func() bool {
+			resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", port))
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+		if err == nil {
 			t.Logf("our apiserver at -v=%d on port %d ready in %s", level, port, time.Since(start).Round(time.Millisecond))
 			return inst
 		}
-		if log := readFrom(t, inst.log, 0); attempt < 3 && strings.Contains(log, "address already in use") {
+		if attempt < 3 && errors.Is(err, framework.ErrPortTaken) {
 			continue
 		}
-		t.Fatalf("our apiserver at -v=%d did not become ready; its log ends:\n%s", level, tail(readFrom(t, inst.log, 0), 30))
+		t.Fatalf("our apiserver at -v=%d did not become ready: %v; its log ends:\n%s", level, err, tail(readFrom(t, inst.log, 0), 30))
 	}
-}
-
-// readyOrExited polls https://127.0.0.1:port/readyz until it answers 200 (true), the
-// process exits or the timeout passes (false).
-func readyOrExited(t *testing.T, port int, exited <-chan struct{}, timeout time.Duration) bool {
-	t.Helper()
-	client := httpClient(t, "")
-	ready := false
-	framework.Poll(timeout, time.Second, func() bool {
-		select {
-		case <-exited:
-			return true
-		default:
-		}
-		if resp, err := client.Get(fmt.Sprintf("https://127.0.0.1:%d/readyz", port)); err == nil {
-			resp.Body.Close()
-			ready = resp.StatusCode == http.StatusOK
-		}
-		return ready
-	})
-	return ready
 }
 
 func fileSize(t *testing.T, name string) int64 {

@@ -17,12 +17,12 @@ limitations under the License.
 package e2e
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,37 +74,26 @@ func startPrometheus(t *testing.T, config string) *prometheusServer {
 		s.proc = proc
 		t.Cleanup(func() { s.stop(t) })
 
-		ready, exited := s.waitReady(time.Minute)
+		client := &http.Client{Timeout: 2 * time.Second}
+		err = s.proc.WaitUntil(time.Minute, 200*time.Millisecond, func() bool {
+			resp, err := client.Get(s.URL + "/-/ready")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
 		switch {
-		case ready:
+		case err == nil:
 			t.Logf("prometheus (pid %d) ready on %s in %s", s.proc.PID(), s.URL, time.Since(start).Round(time.Millisecond))
 			return s
-		case exited && attempt < 3 && strings.Contains(s.proc.Log(), "address already in use"):
+		case errors.Is(err, framework.ErrPortTaken) && attempt < 3:
 			t.Logf("prometheus lost port %d to another process; retrying on a new port", port)
 			continue
 		default:
-			t.Fatalf("prometheus did not become ready (exited: %v); its log:\n%s", exited, s.proc.Log())
+			t.Fatalf("prometheus did not become ready: %v; its log:\n%s", err, s.proc.Log())
 		}
 	}
-}
-
-// waitReady polls /-/ready until it answers 200, the process exits, or timeout passes.
-func (s *prometheusServer) waitReady(timeout time.Duration) (ready, exited bool) {
-	client := &http.Client{Timeout: 2 * time.Second}
-	framework.Poll(timeout, 200*time.Millisecond, func() bool {
-		select {
-		case <-s.proc.Exited():
-			exited = true
-			return true
-		default:
-		}
-		if resp, err := client.Get(s.URL + "/-/ready"); err == nil {
-			resp.Body.Close()
-			ready = resp.StatusCode == http.StatusOK
-		}
-		return ready
-	})
-	return ready, exited
 }
 
 // stop sends SIGTERM to the server's PID (Prometheus then flushes and exits) and

@@ -41,19 +41,19 @@ func TestAPIServerKilledDuringCreates(t *testing.T) {
 func killDuringCreates(t *testing.T, storageArgs func(t *testing.T) []string) {
 	const workers, ackedBeforeKill = 16, 300
 	s := startAPIServer(t, t.TempDir(), storageArgs(t)...)
-	load := startCreateLoad(t, s.client.OperatorV1alpha2().NginxOperators(ns), "kill", workers, false)
+	load := startCreateLoad(t, s.Client.OperatorV1alpha2().NginxOperators(ns), "kill", workers, false)
 	load.waitAcked(ackedBeforeKill, 3*time.Minute)
 
-	pid := s.pid()
+	pid := s.PID()
 	load.setPhase("kill")
 	s.kill()
 	load.stop()
 	t.Logf("killed apiserver pid %d with SIGKILL after %d acknowledged creates; outcomes %s", pid, load.ackedCount(), load.outcomeSummary())
 
-	s.start()
+	s.restart()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	check := load.check(ctx, s.client.OperatorV1alpha2().NginxOperators(ns))
+	check := load.check(ctx, s.Client.OperatorV1alpha2().NginxOperators(ns))
 	t.Logf("apiserver kill -9 during %d-worker create load (%s): %s", workers, t.Name(), check)
 	check.assertNothingLost(t)
 }

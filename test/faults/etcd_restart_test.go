@@ -36,7 +36,7 @@ func TestEtcdKilledAndRestarted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	load := startCreateLoad(t, s.client.OperatorV1alpha2().NginxOperators(ns), "etcd", workers, true)
+	load := startCreateLoad(t, s.Client.OperatorV1alpha2().NginxOperators(ns), "etcd", workers, true)
 	load.waitAcked(200, 3*time.Minute)
 
 	load.setPhase("outage")
@@ -68,7 +68,7 @@ func TestEtcdKilledAndRestarted(t *testing.T) {
 	load.waitAcked(ackedAtRecovery+100, 3*time.Minute)
 	load.stop()
 
-	check := load.check(ctx, s.client.OperatorV1alpha2().NginxOperators(ns))
+	check := load.check(ctx, s.Client.OperatorV1alpha2().NginxOperators(ns))
 	t.Logf("etcd SIGKILL for %s under %d-worker create+get load: /readyz ok again %s after etcd restart (etcd healthy after %s), apiserver not restarted; %s",
 		restarted.Sub(killed).Round(time.Millisecond), workers, recovered.Round(time.Millisecond), etcdHealthy.Round(time.Millisecond), check)
 	t.Logf("request outcomes by the phase they were sent in: %s", load.outcomeSummary())

@@ -45,7 +45,7 @@ func TestEtcdStaysBoundedUnderStatusUpdates(t *testing.T) {
 	const interval = 10 * time.Second
 	etcd := startEtcd(t)
 	s := startAPIServer(t, t.TempDir(), "--etcd-servers", etcd.clientURL(), "--etcd-compaction-interval", interval.String())
-	nos := s.client.OperatorV1alpha2().NginxOperators(ns)
+	nos := s.Client.OperatorV1alpha2().NginxOperators(ns)
 	ctx := context.Background()
 	current := make([]*v1alpha2.NginxOperator, objects)
 	for i := range current {
@@ -159,7 +159,7 @@ func TestEtcdSizing(t *testing.T) {
 	const objects = 3000
 	etcd := startEtcd(t)
 	s := startAPIServer(t, t.TempDir(), "--etcd-servers", etcd.clientURL())
-	nos := s.client.OperatorV1alpha2().NginxOperators(ns)
+	nos := s.Client.OperatorV1alpha2().NginxOperators(ns)
 	ctx := context.Background()
 	empty := etcd.size()
 	for i := 0; i < objects; i++ {
@@ -213,7 +213,7 @@ func TestEtcdNoSpaceRecovery(t *testing.T) {
 	etcd := startEtcd(t, "--quota-backend-bytes", fmt.Sprint(16<<20))
 	// No compaction by the apiserver: the history of the updates fills the quota.
 	s := startAPIServer(t, t.TempDir(), "--etcd-servers", etcd.clientURL(), "--etcd-compaction-interval", "0")
-	nos := s.client.OperatorV1alpha2().NginxOperators(ns)
+	nos := s.Client.OperatorV1alpha2().NginxOperators(ns)
 	ctx := context.Background()
 	for i := 0; i < objects; i++ {
 		if _, err := nos.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("full-%d", i)},

@@ -58,18 +58,14 @@ func startEtcd(t testing.TB, extraArgs ...string) *etcdServer {
 	t.Helper()
 	e := &etcdServer{t: t, binary: etcdBinary(t), dataDir: t.TempDir(), extraArgs: extraArgs}
 	t.Cleanup(e.stop)
-	const attempts = 5
-	for attempt := 1; ; attempt++ {
+	err := framework.RetryOnPortTaken(5, t.Logf, func() error {
 		e.clientPort, e.peerPort = framework.MustFreePort(t), framework.MustFreePort(t)
-		err := e.launch()
-		if err == nil {
-			return e
-		}
-		if !errors.Is(err, errPortTaken) || attempt == attempts {
-			t.Fatal(err)
-		}
-		t.Logf("attempt %d: %v; starting etcd again on other ports", attempt, err)
+		return e.launch()
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return e
 }
 
 // restart starts etcd again on the same data directory and ports after kill. The ports
@@ -80,7 +76,7 @@ func (e *etcdServer) restart() {
 	var err error
 	framework.Poll(time.Minute, time.Second, func() bool {
 		err = e.launch()
-		return !errors.Is(err, errPortTaken)
+		return !errors.Is(err, framework.ErrPortTaken)
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -103,21 +99,11 @@ func (e *etcdServer) launch() error {
 		return err
 	}
 	e.proc = proc
-
-	deadline := time.Now().Add(time.Minute)
-	for !e.healthy() {
-		select {
-		case <-proc.Exited():
-			out := readFile(e.logFile)
-			if strings.Contains(out, "address already in use") {
-				return fmt.Errorf("etcd ports %d/%d: %w", e.clientPort, e.peerPort, errPortTaken)
-			}
-			return fmt.Errorf("etcd exited early; log:\n%s", out)
-		case <-time.After(100 * time.Millisecond):
+	if err := proc.WaitUntil(time.Minute, 100*time.Millisecond, e.healthy); err != nil {
+		if errors.Is(err, framework.ErrPortTaken) {
+			return fmt.Errorf("etcd ports %d/%d: %w", e.clientPort, e.peerPort, err)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("etcd not healthy within 1m; log:\n%s", readFile(e.logFile))
-		}
+		return fmt.Errorf("etcd not healthy: %w; log:\n%s", err, proc.Log())
 	}
 	return nil
 }

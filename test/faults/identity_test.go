@@ -19,12 +19,10 @@ package faults
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"net/http"
 	"path/filepath"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/keyutil"
 
 	"github.com/example/nginx-operator/test/framework"
 )
@@ -35,7 +33,7 @@ import (
 func (s *apiserver) unprivilegedClient(userName string) *http.Client {
 	t := s.t
 	t.Helper()
-	pki := filepath.Join(s.dataDir, "pki")
+	pki := filepath.Join(s.DataDir, "pki")
 	ca, err := tls.LoadX509KeyPair(filepath.Join(pki, "ca.crt"), filepath.Join(pki, "ca.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -44,12 +42,12 @@ func (s *apiserver) unprivilegedClient(userName string) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(leaf.PrivateKey)
+	keyPEM, err := framework.KeyPEM(leaf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := rest.AnonymousClientConfig(s.config)
-	cfg.CertData = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leaf.Certificate[0]})
+	cfg := rest.AnonymousClientConfig(s.Config)
+	cfg.CertData = framework.CertPEM(leaf)
 	cfg.KeyData = keyPEM
 	c, err := rest.HTTPClientFor(cfg)
 	if err != nil {

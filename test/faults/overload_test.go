@@ -57,13 +57,13 @@ func TestOverload(t *testing.T) {
 	etcd := startEtcd(t)
 	s := startAPIServer(t, t.TempDir(), "--etcd-servers", etcd.clientURL(),
 		"--max-requests-inflight=4", "--max-mutating-requests-inflight=2")
-	seed := startCreateLoad(t, s.client.OperatorV1alpha2().NginxOperators(ns), "seed", 16, false)
+	seed := startCreateLoad(t, s.Client.OperatorV1alpha2().NginxOperators(ns), "seed", 16, false)
 	seed.waitAcked(seeded, 5*time.Minute)
 	seed.stop()
 	stored := seed.ackedCount() // the workers may pass the target by a few
 
-	listURL := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
-	admin, err := rest.HTTPClientFor(s.config)
+	listURL := s.URL("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
+	admin, err := rest.HTTPClientFor(s.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestOverload(t *testing.T) {
 	// kubeconfig's 30s; a client timeout is not what this test is about.
 	admin.Timeout, stranger.Timeout = 3*time.Minute, 3*time.Minute
 
-	memory := sampleMemory(s.pid(), 50*time.Millisecond)
+	memory := sampleMemory(s.PID(), 50*time.Millisecond)
 	probes := startReadyzProbes(s, 25*time.Millisecond)
 	// A failed assertion must not leave them running past the test.
 	t.Cleanup(func() { probes.finish(); _, _ = memory.finish() })

@@ -39,8 +39,8 @@ func TestTwoReplicasOnOneEtcd(t *testing.T) {
 	b := startAPIServer(t, t.TempDir(), "--etcd-servers", etcd.clientURL())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	throughA := a.client.OperatorV1alpha2().NginxOperators(ns)
-	throughB := b.client.OperatorV1alpha2().NginxOperators(ns)
+	throughA := a.Client.OperatorV1alpha2().NginxOperators(ns)
+	throughB := b.Client.OperatorV1alpha2().NginxOperators(ns)
 
 	t.Run("a write through either is read through the other", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -48,12 +48,12 @@ func TestTwoReplicasOnOneEtcd(t *testing.T) {
 			write, read   *apiserver
 			writer, other string
 		}{{"from-a", a, b, "A", "B"}, {"from-b", b, a, "B", "A"}} {
-			created, err := tc.write.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx,
+			created, err := tc.write.Client.OperatorV1alpha2().NginxOperators(ns).Create(ctx,
 				&v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: tc.name}}, metav1.CreateOptions{})
 			if err != nil {
 				t.Fatalf("create through %s: %v", tc.writer, err)
 			}
-			read, err := tc.read.client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, tc.name, metav1.GetOptions{})
+			read, err := tc.read.Client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, tc.name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatalf("created through %s, get through %s: %v", tc.writer, tc.other, err)
 			}
@@ -110,7 +110,7 @@ func TestTwoReplicasOnOneEtcd(t *testing.T) {
 		loadB.waitAcked(100, 3*time.Minute)
 
 		loadB.setPhase("A killed")
-		pid := a.pid()
+		pid := a.PID()
 		a.kill()
 		loadB.waitAcked(loadB.ackedCount()+300, 3*time.Minute)
 		loadA.stop()

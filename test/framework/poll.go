@@ -18,6 +18,8 @@ package framework
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -29,7 +31,7 @@ import (
 func WaitFor(t testing.TB, timeout time.Duration, what string, done func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	if !until(timeout, waitForDelays(), done) {
+	if until(context.Background(), timeout, waitForDelays(), done) != nil {
 		t.Fatalf("timed out after %s waiting for %s", timeout, what)
 	}
 	return time.Since(start)
@@ -46,13 +48,31 @@ func waitForDelays() wait.DelayFunc {
 // Poll calls done at once and then every interval until it returns true (Poll returns
 // true) or timeout has passed (false).
 func Poll(timeout, interval time.Duration, done func() bool) bool {
-	return until(timeout, wait.Backoff{Duration: interval}.DelayFunc(), done)
+	return until(context.Background(), timeout, wait.Backoff{Duration: interval}.DelayFunc(), done) == nil
 }
 
+// PollWhile is Poll for a condition that only something running can bring about: it also
+// stops as soon as ctx ends, as a Process's Context does when the process exits, and
+// returns why (context.Cause). It returns nil once done holds, and an error naming the
+// timeout when that passed first.
+func PollWhile(ctx context.Context, timeout, interval time.Duration, done func() bool) error {
+	return until(ctx, timeout, wait.Backoff{Duration: interval}.DelayFunc(), done)
+}
+
+// errTimedOut is until's error when its timeout passed.
+var errTimedOut = errors.New("timed out")
+
 // until is the one polling loop of the suites: done at once, then after each delay, for
-// at most timeout.
-func until(timeout time.Duration, delays wait.DelayFunc, done func() bool) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+// at most timeout and while parent lasts. It returns nil once done holds, parent's cause
+// when parent ended first, or an error saying the timeout passed.
+func until(parent context.Context, timeout time.Duration, delays wait.DelayFunc, done func() bool) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
-	return delays.Until(ctx, true, false, func(context.Context) (bool, error) { return done(), nil }) == nil
+	if delays.Until(ctx, true, false, func(context.Context) (bool, error) { return done(), nil }) == nil {
+		return nil
+	}
+	if parent.Err() != nil {
+		return context.Cause(parent)
+	}
+	return fmt.Errorf("%w after %s", errTimedOut, timeout)
 }

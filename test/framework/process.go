@@ -17,10 +17,13 @@ limitations under the License.
 package framework
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -32,7 +35,19 @@ type Process struct {
 	LogPath string // its stdout and stderr
 	cmd     *exec.Cmd
 	exited  chan struct{}
+	// ctx ends when the process does, with cause why (ErrExited and its exit status).
+	ctx context.Context
 }
+
+// ErrExited is what a wait for a process returns when the process ended before the
+// condition waited for held: no condition a process brings about holds after it is gone,
+// so a wait stops at once rather than at its timeout.
+var ErrExited = errors.New("exited")
+
+// ErrPortTaken is wrapped by the error of a wait whose process ended because a port,
+// picked free for it a moment before, was taken by another process before it could bind
+// it (the suites run side by side): starting it again on another port is the cure.
+var ErrPortTaken = errors.New("a port picked for it was taken before it could bind it")
 
 // StartProcess starts argv with its output into logPath (created anew). It runs in its
 // own process group, so a Ctrl-C on the test reaches the test first and its cleanups stop
@@ -64,7 +79,8 @@ func start(logPath string, flags int, attr *syscall.SysProcAttr, env, argv []str
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{Name: filepath.Base(argv[0]), LogPath: logPath, cmd: exec.Command(argv[0], argv[1:]...), exited: make(chan struct{})}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	p := &Process{Name: filepath.Base(argv[0]), LogPath: logPath, cmd: exec.Command(argv[0], argv[1:]...), exited: make(chan struct{}), ctx: ctx}
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.SysProcAttr = attr
 	if env != nil {
@@ -72,10 +88,20 @@ func start(logPath string, flags int, attr *syscall.SysProcAttr, env, argv []str
 	}
 	if err := p.cmd.Start(); err != nil {
 		log.Close()
+		cancel(err)
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
 	// Reaping here keeps an exited child from lingering as a zombie that looks alive.
-	go func() { _ = p.cmd.Wait(); log.Close(); close(p.exited) }()
+	go func() {
+		status := p.cmd.Wait()
+		log.Close()
+		if status == nil {
+			cancel(fmt.Errorf("%s (pid %d) %w with status 0", p.Name, p.PID(), ErrExited))
+		} else {
+			cancel(fmt.Errorf("%s (pid %d) %w: %w", p.Name, p.PID(), ErrExited, status))
+		}
+		close(p.exited)
+	}()
 	return p, nil
 }
 
@@ -84,6 +110,34 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // Exited is closed once the process is gone.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Context ends when the process exits; its cause (context.Cause) wraps ErrExited and the
+// exit status. A wait given it (PollWhile) stops as soon as the process is gone.
+func (p *Process) Context() context.Context { return p.ctx }
+
+// WaitUntil polls done at once and then every interval until it holds (nil), timeout
+// passes, or the process exits: then it returns at once, with an error that wraps ErrExited
+// and the exit status, and also ErrPortTaken when the log says a port was in use.
+func (p *Process) WaitUntil(timeout, interval time.Duration, done func() bool) error {
+	err := PollWhile(p.ctx, timeout, interval, done)
+	if errors.Is(err, ErrExited) && strings.Contains(p.Log(), "address already in use") {
+		return fmt.Errorf("%w (%w)", err, ErrPortTaken)
+	}
+	return err
+}
+
+// RetryOnPortTaken calls start, which picks free ports and starts something on them, until
+// it succeeds, fails for another reason than ErrPortTaken, or has failed attempts times;
+// it returns start's last error. logf (t.Logf) tells of each retry.
+func RetryOnPortTaken(attempts int, logf func(format string, args ...any), start func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := start()
+		if err == nil || !errors.Is(err, ErrPortTaken) || attempt >= attempts {
+			return err
+		}
+		logf("attempt %d: %v; starting again on other ports", attempt, err)
+	}
+}
 
 // Running reports whether the process has not exited yet.
 func (p *Process) Running() bool {

@@ -17,6 +17,9 @@ limitations under the License.
 package framework
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -127,5 +130,66 @@ func TestStartProcessReportsAMissingBinary(t *testing.T) {
 	}
 	if _, err := StartProcess(filepath.Join(t.TempDir(), "x.log")); err == nil {
 		t.Fatal("no error starting an empty command line")
+	}
+}
+
+// A wait for a condition only a running process can bring about ends when the process
+// does, with its exit status, not at the timeout.
+func TestWaitUntilEndsWhenTheProcessExits(t *testing.T) {
+	p, err := StartProcess(filepath.Join(t.TempDir(), "short.log"), "sh", "-c", "exit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = p.WaitUntil(time.Minute, 10*time.Millisecond, func() bool { return false })
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the wait took %s after the process exited at once", took)
+	}
+	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("error %v, want ErrExited with the exit status 3", err)
+	}
+	if errors.Is(err, ErrPortTaken) {
+		t.Errorf("error %v claims a port was taken; the log says nothing of it", err)
+	}
+	if cause := context.Cause(p.Context()); !errors.Is(cause, ErrExited) {
+		t.Errorf("the process's context ended with %v, want ErrExited", cause)
+	}
+}
+
+func TestWaitUntilTellsALostPortAndRetryOnPortTakenStartsAgain(t *testing.T) {
+	dir := t.TempDir()
+	starts := 0
+	err := RetryOnPortTaken(3, t.Logf, func() error {
+		starts++
+		script := "exit 0"
+		if starts == 1 {
+			script = "echo 'listen tcp 127.0.0.1:1234: bind: address already in use' >&2; exit 1"
+		}
+		p, err := StartProcess(filepath.Join(dir, fmt.Sprintf("try-%d.log", starts)), "sh", "-c", script+"; sleep 600")
+		if err != nil {
+			return err
+		}
+		defer p.Kill()
+		if starts == 1 {
+			err := p.WaitUntil(time.Minute, 10*time.Millisecond, func() bool { return false })
+			if !errors.Is(err, ErrPortTaken) || !errors.Is(err, ErrExited) {
+				t.Errorf("error %v, want ErrPortTaken and ErrExited", err)
+			}
+			return err
+		}
+		return p.WaitUntil(time.Minute, 10*time.Millisecond, p.Running)
+	})
+	if err != nil || starts != 2 {
+		t.Errorf("RetryOnPortTaken: %v after %d starts, want success at the second", err, starts)
+	}
+	// Another error is not retried, and the last one is returned.
+	starts = 0
+	failed := errors.New("failed")
+	if err := RetryOnPortTaken(3, t.Logf, func() error { starts++; return failed }); err != failed || starts != 1 {
+		t.Errorf("RetryOnPortTaken: %v after %d starts, want the error of the only start", err, starts)
+	}
+	starts = 0
+	if err := RetryOnPortTaken(3, t.Logf, func() error { starts++; return ErrPortTaken }); !errors.Is(err, ErrPortTaken) || starts != 3 {
+		t.Errorf("RetryOnPortTaken: %v after %d starts, want ErrPortTaken after 3", err, starts)
 	}
 }

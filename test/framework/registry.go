@@ -19,14 +19,11 @@ package framework
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -48,15 +45,8 @@ func StartRegistry(binary, dir string) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	if err != nil {
-		return nil, err
-	}
 	certFile, keyFile := filepath.Join(dir, "registry.crt"), filepath.Join(dir, "registry.key")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600); err != nil {
+	if err := WriteKeyPair(cert, certFile, keyFile); err != nil {
 		return nil, err
 	}
 	roots := x509.NewCertPool()
@@ -67,12 +57,13 @@ func StartRegistry(binary, dir string) (*Registry, error) {
 	roots.AddCert(leaf)
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 
-	for attempt := 1; ; attempt++ {
+	var r *Registry
+	err = RetryOnPortTaken(5, func(string, ...any) {}, func() error {
 		port, err := FreePort()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		r := &Registry{Host: fmt.Sprintf("127.0.0.1:%d", port), CAFile: certFile}
+		r = &Registry{Host: fmt.Sprintf("127.0.0.1:%d", port), CAFile: certFile}
 		config := filepath.Join(dir, "config.yml")
 		if err := os.WriteFile(config, []byte(fmt.Sprintf(`version: 0.1
 log: {level: info, formatter: text}
@@ -83,15 +74,12 @@ http:
   addr: %s
   tls: {certificate: %s, key: %s}
 `, filepath.Join(dir, "data"), r.Host, certFile, keyFile)), 0o644); err != nil {
-			return nil, err
+			return err
 		}
 		if r.proc, err = StartProcess(filepath.Join(dir, fmt.Sprintf("registry-%d.log", port)), binary, "serve", config); err != nil {
-			return nil, err
+			return err
 		}
-		ready := Poll(time.Minute, 100*time.Millisecond, func() bool {
-			if !r.proc.Running() {
-				return true
-			}
+		err = r.proc.WaitUntil(time.Minute, 100*time.Millisecond, func() bool {
 			resp, err := client.Get("https://" + r.Host + "/v2/")
 			if err != nil {
 				return false
@@ -99,18 +87,16 @@ http:
 			resp.Body.Close()
 			return resp.StatusCode == http.StatusOK
 		})
-		switch {
-		case ready && r.proc.Running():
-			return r, nil
-		case strings.Contains(r.proc.Log(), "address already in use") && attempt < 5:
-			continue
-		case !ready:
+		if err != nil {
 			r.Stop()
-			return nil, errors.New("the registry did not answer /v2/ within a minute; log:\n" + r.proc.Log())
-		default:
-			return nil, errors.New("the registry ended; log:\n" + r.proc.Log())
+			return fmt.Errorf("the registry did not answer /v2/: %w; log:\n%s", err, r.proc.Log())
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return r, nil
 }
 
 // Stop stops the registry by its PID and waits until it is gone.

@@ -33,18 +33,18 @@ import (
 func TestAnonymousIsRefusedForEveryVerb(t *testing.T) {
 	s, ns := sharedServer(t), namespaceFor(t)
 	ctx := context.Background()
-	existing, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "guarded"}}, metav1.CreateOptions{})
+	existing, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "guarded"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	collection := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
+	collection := s.URL("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
 	item := collection + "/guarded"
 	body := `{"apiVersion":"operator.example.com/v1alpha2","kind":"NginxOperator","metadata":{"name":"guarded"},"spec":{"replicas":9}}`
 	scale := `{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"guarded"},"spec":{"replicas":9}}`
 	cases := []struct{ verb, method, url, contentType, body string }{
 		{"list", http.MethodGet, collection, "", ""},
 		{"watch", http.MethodGet, collection + "?watch=true", "", ""},
-		{"list across namespaces", http.MethodGet, s.url("/apis/operator.example.com/v1alpha2/nginxoperators"), "", ""},
+		{"list across namespaces", http.MethodGet, s.URL("/apis/operator.example.com/v1alpha2/nginxoperators"), "", ""},
 		{"get", http.MethodGet, item, "", ""},
 		{"create", http.MethodPost, collection, "application/json", strings.Replace(body, `"guarded"`, `"intruder"`, 1)},
 		{"update", http.MethodPut, item, "application/json", body},
@@ -77,14 +77,14 @@ func TestAnonymousIsRefusedForEveryVerb(t *testing.T) {
 			t.Errorf("anonymous %s: %d %s, want 401", c.verb, resp.StatusCode, got)
 		}
 	}
-	after, err := s.client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "guarded", metav1.GetOptions{})
+	after, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "guarded", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("after the anonymous requests: %v", err)
 	}
 	if after.ResourceVersion != existing.ResourceVersion {
 		t.Errorf("resourceVersion %s -> %s: an anonymous request changed the object", existing.ResourceVersion, after.ResourceVersion)
 	}
-	list, err := s.client.OperatorV1alpha2().NginxOperators(ns).List(ctx, metav1.ListOptions{})
+	list, err := s.Client.OperatorV1alpha2().NginxOperators(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func newAPI(t *testing.T) (s *server, ns string, ctx context.Context, v2 v1alpha
 	s, ns = sharedServer(t), namespaceFor(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	return s, ns, ctx, s.client.OperatorV1alpha2().NginxOperators(ns), s.client.OperatorV1alpha1().NginxOperators(ns)
+	return s, ns, ctx, s.Client.OperatorV1alpha2().NginxOperators(ns), s.Client.OperatorV1alpha1().NginxOperators(ns)
 }
 
 func mustCreate(ctx context.Context, t *testing.T, client v1alpha2client.NginxOperatorInterface, obj *v1alpha2.NginxOperator) *v1alpha2.NginxOperator {
@@ -179,7 +179,7 @@ func TestV1alpha1RequestsCarryADeprecationWarning(t *testing.T) {
 	const want = `299 - "operator.example.com/v1alpha1 NginxOperator is deprecated in nginx-operator v0.1+, unavailable in v0.4+; use operator.example.com/v1alpha2 NginxOperator"`
 	for _, version := range []string{"v1alpha1", "v1alpha2"} {
 		path := "/apis/operator.example.com/" + version + "/namespaces/" + ns + "/nginxoperators"
-		warnings := get(t, s.httpClient(false), s.url(path), "application/json").Header.Values("Warning")
+		warnings := get(t, s.httpClient(false), s.URL(path), "application/json").Header.Values("Warning")
 		if version == "v1alpha1" && (len(warnings) != 1 || warnings[0] != want) {
 			t.Errorf("%s: Warning = %q, want [%s]", path, warnings, want)
 		}
@@ -194,7 +194,7 @@ func TestV1alpha1RequestsCarryADeprecationWarning(t *testing.T) {
 func TestVersionReportsTheNginxOperatorRelease(t *testing.T) {
 	s := startBinaryServer(t, t.TempDir())
 	var info version.Info
-	decode(t, get(t, s.httpClient(false), s.url("/version"), "application/json"), &info)
+	decode(t, get(t, s.httpClient(false), s.URL("/version"), "application/json"), &info)
 	if info.GitVersion != builtVersion || info.Major != "0" || info.Minor != "2" || info.EmulationMajor != "0" || info.EmulationMinor != "2" {
 		t.Errorf("/version = %+v, want %s (0.2), emulating 0.2", info, builtVersion)
 	}
@@ -283,7 +283,7 @@ func TestScaleHasItsSelectorBeforeAnyStatusInBothVersions(t *testing.T) {
 	mustCreate(ctx, t, v2, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "fresh"}})
 	for _, version := range []string{"v1alpha1", "v1alpha2"} {
 		scale := &autoscalingv1.Scale{}
-		err := s.client.OperatorV1alpha2().RESTClient().Get().
+		err := s.Client.OperatorV1alpha2().RESTClient().Get().
 			AbsPath("/apis/operator.example.com", version, "namespaces", ns, "nginxoperators", "fresh", "scale").Do(ctx).Into(scale)
 		if err != nil {
 			t.Fatalf("%s: %v", version, err)
@@ -316,7 +316,7 @@ func TestScaleSubresource(t *testing.T) {
 		t.Errorf("stale scale: err = %v, want 409", err)
 	}
 	patch := []byte(`{"spec":{"replicas":-1}}`)
-	err = s.client.OperatorV1alpha2().RESTClient().Patch(types.MergePatchType).Namespace(ns).Resource("nginxoperators").Name("plain").SubResource("scale").Body(patch).Do(ctx).Error()
+	err = s.Client.OperatorV1alpha2().RESTClient().Patch(types.MergePatchType).Namespace(ns).Resource("nginxoperators").Name("plain").SubResource("scale").Body(patch).Do(ctx).Error()
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("negative scale: err = %v, want 422", err)
 	}
@@ -445,7 +445,7 @@ func TestRawHTTPTableYAMLProtobufAnonymousHealthOpenAPI(t *testing.T) {
 	s, ns, ctx, v2, _ := newAPI(t)
 	mustCreate(ctx, t, v2, richObject("rich"))
 	admin := s.httpClient(false)
-	list := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
+	list := s.URL("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
 	resp := get(t, admin, list, "application/json;as=Table;v=v1;g=meta.k8s.io")
 	var table metav1.Table
 	decode(t, resp, &table)
@@ -468,26 +468,26 @@ func TestRawHTTPTableYAMLProtobufAnonymousHealthOpenAPI(t *testing.T) {
 	}
 	anonymous := s.httpClient(true)
 	for _, path := range []string{"/apis", "/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators", "/metrics", "/openapi/v2"} {
-		if resp := get(t, anonymous, s.url(path), "application/json"); resp.StatusCode != http.StatusUnauthorized {
+		if resp := get(t, anonymous, s.URL(path), "application/json"); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("anonymous %s: %d, want 401", path, resp.StatusCode)
 		}
 	}
 	for _, path := range []string{"/healthz", "/livez", "/readyz", "/readyz/etcd"} {
-		if resp := get(t, anonymous, s.url(path), "text/plain"); resp.StatusCode != http.StatusOK {
+		if resp := get(t, anonymous, s.URL(path), "text/plain"); resp.StatusCode != http.StatusOK {
 			t.Errorf("anonymous %s: %d, want 200", path, resp.StatusCode)
 		}
 	}
-	if body := readBody(t, get(t, admin, s.url("/metrics"), "text/plain")); !strings.Contains(body, "apiserver_request_total") {
+	if body := readBody(t, get(t, admin, s.URL("/metrics"), "text/plain")); !strings.Contains(body, "apiserver_request_total") {
 		t.Errorf("/metrics lacks apiserver_request_total")
 	}
-	if body := readBody(t, get(t, admin, s.url("/openapi/v2"), "application/json")); !strings.Contains(body, "com.example.operator.v1alpha2.NginxOperator") {
+	if body := readBody(t, get(t, admin, s.URL("/openapi/v2"), "application/json")); !strings.Contains(body, "com.example.operator.v1alpha2.NginxOperator") {
 		t.Errorf("/openapi/v2 lacks the NginxOperator definition")
 	}
-	if body := readBody(t, get(t, admin, s.url("/openapi/v3/apis/operator.example.com/v1alpha1"), "application/json")); !strings.Contains(body, "forceRedploy") {
+	if body := readBody(t, get(t, admin, s.URL("/openapi/v3/apis/operator.example.com/v1alpha1"), "application/json")); !strings.Contains(body, "forceRedploy") {
 		t.Errorf("/openapi/v3 for v1alpha1 lacks forceRedploy")
 	}
 	var resources metav1.APIResourceList
-	decode(t, get(t, admin, s.url("/apis/operator.example.com/v1alpha2"), "application/json"), &resources)
+	decode(t, get(t, admin, s.URL("/apis/operator.example.com/v1alpha2"), "application/json"), &resources)
 	found := map[string]bool{}
 	for _, r := range resources.APIResources {
 		found[r.Name] = true
@@ -516,13 +516,13 @@ func TestRestartKeepsData(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	first := startServer(t, dir)
-	if _, err := first.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, richObject("durable"), metav1.CreateOptions{}); err != nil {
+	if _, err := first.Client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, richObject("durable"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	first.stop()
 
 	second := startServer(t, dir)
-	got, err := second.client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "durable", metav1.GetOptions{})
+	got, err := second.Client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "durable", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("after restart: %v", err)
 	}
@@ -530,7 +530,7 @@ func TestRestartKeepsData(t *testing.T) {
 		t.Errorf("after restart: %+v", got.Spec)
 	}
 	var scale autoscalingv1.Scale
-	if err := second.client.OperatorV1alpha2().RESTClient().Get().Namespace(ns).Resource("nginxoperators").Name("durable").SubResource("scale").Do(ctx).Into(&scale); err != nil || scale.Spec.Replicas != 2 {
+	if err := second.Client.OperatorV1alpha2().RESTClient().Get().Namespace(ns).Resource("nginxoperators").Name("durable").SubResource("scale").Do(ctx).Into(&scale); err != nil || scale.Spec.Replicas != 2 {
 		t.Errorf("scale after restart: %v %+v", err, scale)
 	}
 }

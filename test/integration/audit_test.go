@@ -52,7 +52,7 @@ func TestShippedAuditPolicyLogsWritesWithBodiesAndReadsAsMetadata(t *testing.T) 
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	client := s.client.OperatorV1alpha2().NginxOperators(ns)
+	client := s.Client.OperatorV1alpha2().NginxOperators(ns)
 	obj := &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "audited"}, Spec: v1alpha2.NginxOperatorSpec{Image: "nginx:audited-1.27"}}
 	if _, err := client.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

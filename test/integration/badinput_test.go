@@ -94,7 +94,7 @@ func TestBadInput(t *testing.T) {
 	counts := map[int]int{}
 	for _, v := range badInputVersions {
 		t.Run(v.version, func(t *testing.T) {
-			collection := s.url(fmt.Sprintf("/apis/operator.example.com/%s/namespaces/%s/nginxoperators", v.version, ns))
+			collection := s.URL(fmt.Sprintf("/apis/operator.example.com/%s/namespaces/%s/nginxoperators", v.version, ns))
 			target := "target-" + v.version
 			if code, _, body := send(t, c, http.MethodPost, collection, "application/json", v.object(target, v.spec)); code != http.StatusCreated {
 				t.Fatalf("create %s: %d %s", target, code, body)
@@ -439,7 +439,7 @@ func assertStatus(t *testing.T, body []byte, tc badInputCase) {
 
 func assertReady(ctx context.Context, t *testing.T, s *server) {
 	t.Helper()
-	body, err := s.client.RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	body, err := s.Client.RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 	if err != nil || string(body) != "ok" {
 		t.Fatalf("not ready afterwards: %v %s", err, body)
 	}
@@ -450,7 +450,7 @@ func assertReady(ctx context.Context, t *testing.T, s *server) {
 // registry, so a test compares two readings (assertNo5xxSince), never totals.
 func requestCounts(t *testing.T, c *http.Client, s *server) map[string]requestCount {
 	t.Helper()
-	code, _, body := send(t, c, http.MethodGet, s.url("/metrics"), "", nil)
+	code, _, body := send(t, c, http.MethodGet, s.URL("/metrics"), "", nil)
 	if code != http.StatusOK {
 		t.Fatalf("GET /metrics: %d %s", code, truncate(body))
 	}

@@ -35,7 +35,7 @@ import (
 func TestCBORFollowsItsFeatureGate(t *testing.T) {
 	const cborType = runtime.ContentTypeCBOR
 	path := func(s *server, version string) string {
-		return s.url("/apis/" + v1alpha2.GroupName + "/" + version + "/namespaces/" + ns + "/nginxoperators")
+		return s.URL("/apis/" + v1alpha2.GroupName + "/" + version + "/namespaces/" + ns + "/nginxoperators")
 	}
 
 	t.Run("off by default", func(t *testing.T) {

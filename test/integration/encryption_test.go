@@ -94,7 +94,7 @@ func etcdOf(t *testing.T, s *server) (*clientv3.Client, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	return client, s.etcdURL
+	return client, s.EtcdURL
 }
 
 // etcdKey is where an NginxOperator of the default namespace is stored
@@ -144,7 +144,7 @@ func expectStoredWith(t *testing.T, s *server, name, prefix, plaintext string) {
 // expectReadable fails unless name reads back through the API with its plaintext.
 func expectReadable(ctx context.Context, t *testing.T, s *server, name, plaintext string) *v1alpha2.NginxOperator {
 	t.Helper()
-	got, err := s.client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, name, metav1.GetOptions{})
+	got, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("get %s: %v", name, err)
 	}
@@ -177,7 +177,7 @@ func TestEncryptionAtRest(t *testing.T) {
 	names := []string{"replaced", "applied"}
 
 	s := startServer(t, dir, writeEncryptionConfig(t, config, key1))
-	v2 := s.client.OperatorV1alpha2().NginxOperators(ns)
+	v2 := s.Client.OperatorV1alpha2().NginxOperators(ns)
 	for _, name := range names {
 		if _, err := v2.Create(ctx, object(name), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -238,7 +238,7 @@ func TestEncryptionAtRest(t *testing.T) {
 	s.stop()
 	t.Log("step 2: the new key first; new writes use it, old values still decrypt with the second")
 	s = startServer(t, dir, writeEncryptionConfig(t, config, key2, key1))
-	v2 = s.client.OperatorV1alpha2().NginxOperators(ns)
+	v2 = s.Client.OperatorV1alpha2().NginxOperators(ns)
 	if _, err := v2.Create(ctx, object("created-after"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -289,14 +289,14 @@ func TestEncryptionAtRest(t *testing.T) {
 		expectReadable(ctx, t, s, name, plaintext)
 		expectEncrypted(t, s, name, "key2", plaintext)
 	}
-	if list, err := s.client.OperatorV1alpha2().NginxOperators(ns).List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != len(names) {
+	if list, err := s.Client.OperatorV1alpha2().NginxOperators(ns).List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != len(names) {
 		t.Fatalf("list with key2 only: %v, %v", list, err)
 	}
 	s.stop()
 
 	t.Run("a server without the key refuses to read, and keeps running", func(t *testing.T) {
 		s := startServer(t, dir, writeEncryptionConfig(t, config, newEncryptionKey(t, "unrelated")))
-		v2 := s.client.OperatorV1alpha2().NginxOperators(ns)
+		v2 := s.Client.OperatorV1alpha2().NginxOperators(ns)
 		// The storage layer's words for a value that no configured key decrypts.
 		const undecryptable = "data from the storage is not transformable"
 		_, err := v2.Get(ctx, names[0], metav1.GetOptions{})
@@ -306,7 +306,7 @@ func TestEncryptionAtRest(t *testing.T) {
 		}
 		// A list is served from the watch cache, which cannot fill: 429 with the same reason
 		// (read once here; client-go would retry it ten times).
-		resp, err := s.httpClient(false).Get(s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators"))
+		resp, err := s.httpClient(false).Get(s.URL("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,13 +324,13 @@ func TestEncryptionAtRest(t *testing.T) {
 		} else if _, err := v2.Get(ctx, names[0], metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("get after the unsafe delete: %v, want NotFound", err)
 		}
-		resp, err = s.httpClient(false).Get(s.url("/healthz"))
+		resp, err = s.httpClient(false).Get(s.URL("/healthz"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !s.running() {
-			t.Errorf("after the failed reads: /healthz %d, running %v", resp.StatusCode, s.running())
+		if resp.StatusCode != http.StatusOK || !s.Running() {
+			t.Errorf("after the failed reads: /healthz %d, running %v", resp.StatusCode, s.Running())
 		}
 		if n := s.panics(); n != 0 {
 			t.Errorf("the apiserver recovered from %d panics (their stacks are in the test's output)", n)
@@ -351,7 +351,7 @@ func TestEncryptionEnabledOnExistingData(t *testing.T) {
 	aesgcm := "aesgcm: {keys: [" + keyList(gcmKey) + "]}"
 
 	s := startServer(t, dir)
-	if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, secretObject("old", plaintext), metav1.CreateOptions{}); err != nil {
+	if _, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, secretObject("old", plaintext), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if value := rawValue(t, s, "old"); !bytes.Contains(value, []byte(plaintext)) {
@@ -362,7 +362,7 @@ func TestEncryptionEnabledOnExistingData(t *testing.T) {
 	// then stored.
 	rewrite := func(s *server, prefix string) {
 		t.Helper()
-		v2 := s.client.OperatorV1alpha2().NginxOperators(ns)
+		v2 := s.Client.OperatorV1alpha2().NginxOperators(ns)
 		list, err := v2.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -389,7 +389,7 @@ func TestEncryptionEnabledOnExistingData(t *testing.T) {
 		s = startServer(t, dir, writeProviders(t, config, step.providers...))
 		expectReadable(ctx, t, s, "old", plaintext)
 		name := "new-" + strings.Split(step.prefix, ":")[2]
-		if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, secretObject(name, plaintext), metav1.CreateOptions{}); err != nil {
+		if _, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, secretObject(name, plaintext), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		rewrite(s, step.prefix)

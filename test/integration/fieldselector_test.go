@@ -94,7 +94,7 @@ func TestFieldSelectors(t *testing.T) {
 	}
 
 	// A watch with a selector sees an object enter and leave it as the field changes.
-	w, err := s.client.OperatorV1alpha2().NginxOperators(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "spec.image=nginx:1.28"})
+	w, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "spec.image=nginx:1.28"})
 	if err != nil {
 		t.Fatal(err)
 	}

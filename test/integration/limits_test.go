@@ -39,8 +39,8 @@ func TestObjectLimits(t *testing.T) {
 	requestsBefore := requestCounts(t, c, s)
 	const jsonType = "application/json"
 	v2 := badInputVersions[0]
-	collection := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
-	v1Collection := s.url("/apis/operator.example.com/v1alpha1/namespaces/" + ns + "/nginxoperators")
+	collection := s.URL("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
+	v1Collection := s.URL("/apis/operator.example.com/v1alpha1/namespaces/" + ns + "/nginxoperators")
 
 	env := func(n, valueBytes int) string {
 		vars := make([]string, n)

@@ -48,7 +48,7 @@ func TestVerboseLogHoldsNoSecrets(t *testing.T) {
 	token := "nginx-operator-test-token-" + randomHex(t)
 	password := "nginx-operator-test-password-" + randomHex(t)
 	basic := base64.StdEncoding.EncodeToString([]byte("intruder:" + password))
-	collection := s.url("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
+	collection := s.URL("/apis/operator.example.com/v1alpha2/namespaces/" + ns + "/nginxoperators")
 
 	requests := []struct {
 		name          string
@@ -85,15 +85,15 @@ func TestVerboseLogHoldsNoSecrets(t *testing.T) {
 	// An ordinary create and get through the clientset, with the admin certificate.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "logged"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "logged"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "logged", metav1.GetOptions{}); err != nil {
+	if _, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Get(ctx, "logged", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Stopping flushes the log.
 	s.stop()
-	log, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("apiserver-%d.log", s.port)))
+	log, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("apiserver-%d.log", s.Port)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -246,9 +246,9 @@ func TestStatusApplyOwnsOnlyStatus(t *testing.T) {
 
 func groupClient(s *server, version string) rest.Interface {
 	if version == "v1alpha1" {
-		return s.client.OperatorV1alpha1().RESTClient()
+		return s.Client.OperatorV1alpha1().RESTClient()
 	}
-	return s.client.OperatorV1alpha2().RESTClient()
+	return s.Client.OperatorV1alpha2().RESTClient()
 }
 
 // applyNginxOperator server-side applies body to the object or to one of its
@@ -303,7 +303,7 @@ func getScale(ctx context.Context, t *testing.T, c rest.Interface, name string) 
 func scaleTo(ctx context.Context, t *testing.T, s *server, version, name string, replicas int32, manager string) {
 	t.Helper()
 	if version == "v1alpha2" {
-		nginxOperators := s.client.OperatorV1alpha2().NginxOperators(ns)
+		nginxOperators := s.Client.OperatorV1alpha2().NginxOperators(ns)
 		scale, err := nginxOperators.GetScale(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -165,7 +165,7 @@ func TestProtobufOverRawHTTP(t *testing.T) {
 	for _, tc := range protobufCases {
 		t.Run(tc.gv.Version, func(t *testing.T) {
 			name := tc.create.(metav1.Object).GetName()
-			collection := s.url("/apis/" + tc.gv.String() + "/namespaces/" + ns + "/nginxoperators")
+			collection := s.URL("/apis/" + tc.gv.String() + "/namespaces/" + ns + "/nginxoperators")
 			item := collection + "/" + name
 
 			code, obj := call(t, admin, http.MethodPost, collection, pb, pb, encodeAs(t, pb, tc.gv, tc.create))
@@ -243,7 +243,7 @@ func TestProtobufOverRawHTTP(t *testing.T) {
 	}
 
 	t.Run("bad protobuf bodies get 400", func(t *testing.T) {
-		collection := s.url("/apis/" + v1alpha2.SchemeGroupVersion.String() + "/namespaces/" + ns + "/nginxoperators")
+		collection := s.URL("/apis/" + v1alpha2.SchemeGroupVersion.String() + "/namespaces/" + ns + "/nginxoperators")
 		envelope := encodeAs(t, pb, v1alpha2.SchemeGroupVersion, richObject("truncated"))
 		for name, body := range map[string][]byte{
 			"garbage after the prefix":       append([]byte("k8s\x00"), 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01),
@@ -321,7 +321,7 @@ func TestClientsetSpeaksProtobuf(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	log := &requestLog{}
-	cfg := rest.CopyConfig(s.config)
+	cfg := rest.CopyConfig(s.Config)
 	cfg.Wrap(log.wrap)
 	c, err := clientset.NewForConfig(cfg)
 	if err != nil {

@@ -39,7 +39,7 @@ func inlineConfig(text string) *v1alpha2.ConfigSource {
 // revisionsOf lists the NginxOperator's revisions by their label, ordered by number.
 func revisionsOf(ctx context.Context, t *testing.T, s *server, ns, name string) []v1alpha2.NginxOperatorRevision {
 	t.Helper()
-	list, err := s.client.OperatorV1alpha2().NginxOperatorRevisions(ns).List(ctx, metav1.ListOptions{LabelSelector: "operator.example.com/nginxoperator=" + name})
+	list, err := s.Client.OperatorV1alpha2().NginxOperatorRevisions(ns).List(ctx, metav1.ListOptions{LabelSelector: "operator.example.com/nginxoperator=" + name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,14 @@ limitations under the License.
 package integration
 
 import (
+	"errors"
 	"net"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/example/nginx-operator/test/framework"
+	"github.com/example/nginx-operator/test/framework/testserver"
 )
 
 // TestStartBinaryServerMovesOnWhenItsPortIsTaken: the binary binds a port picked free
@@ -45,7 +49,25 @@ func TestStartBinaryServerMovesOnWhenItsPortIsTaken(t *testing.T) {
 	defer func() { pickPort = framework.MustFreePort }()
 
 	s := startBinaryServer(t, t.TempDir())
-	if s.port == takenPort || handedOut != 2 {
-		t.Errorf("server on port %d after %d ports; want another port than the taken %d, on the second try", s.port, handedOut, takenPort)
+	if s.Port == takenPort || handedOut != 2 {
+		t.Errorf("server on port %d after %d ports; want another port than the taken %d, on the second try", s.Port, handedOut, takenPort)
+	}
+}
+
+// TestLaunchEndsWhenTheServerExits: a server that ends while starting (here on a flag it
+// does not know) ends the wait for its readiness at once, with its exit, in this process
+// and as the binary; the wait does not run into its timeout.
+func TestLaunchEndsWhenTheServerExits(t *testing.T) {
+	for _, binary := range []string{"", apiserverBinary} {
+		start := time.Now()
+		_, err := testserver.Launch(t, testserver.Options{Binary: binary, DataDir: t.TempDir(), Args: []string{"--no-such-flag"}})
+		took := time.Since(start)
+		t.Logf("binary %q: %s: %v", binary, took.Round(time.Millisecond), err)
+		if !errors.Is(err, framework.ErrExited) || !strings.Contains(err.Error(), "no-such-flag") {
+			t.Errorf("binary %q: error %v, want ErrExited with the unknown flag", binary, err)
+		}
+		if took > testserver.ReadyTimeout/2 {
+			t.Errorf("binary %q: the wait took %s after the server ended", binary, took)
+		}
 	}
 }

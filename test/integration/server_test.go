@@ -22,22 +22,17 @@ limitations under the License.
 package integration
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
-	clientset "github.com/example/nginx-operator/pkg/generated/clientset/versioned"
 	"github.com/example/nginx-operator/test/framework"
+	"github.com/example/nginx-operator/test/framework/testserver"
 )
 
 var apiserverBinary string
@@ -47,26 +42,21 @@ var apiserverBinary string
 const builtVersion = "v0.2.7-integration.1"
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nginx-operator-integration-")
+	binary, remove, err := testserver.BuildBinary("-X github.com/example/nginx-operator/pkg/version.gitVersion=" + builtVersion)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	apiserverBinary = filepath.Join(dir, "apiserver")
-	if err := framework.BuildProduct(filepath.Join("..", ".."), apiserverBinary, "./cmd/apiserver",
-		"-X github.com/example/nginx-operator/pkg/version.gitVersion="+builtVersion); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	apiserverBinary = binary
 	code := m.Run()
 	if shared.server != nil {
-		if err := shared.server.shutdown(); err != nil {
+		if err := shared.server.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "the shared apiserver: %v\n", err)
 			code = 1
 		}
-		os.RemoveAll(shared.server.dataDir)
+		os.RemoveAll(shared.server.DataDir)
 	}
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -89,9 +79,12 @@ func sharedServer(t *testing.T) *server {
 			shared.err = err
 			return
 		}
-		if shared.server, shared.err = startInProcess(t, dir, nil); shared.err != nil {
+		var s *testserver.Server
+		if s, shared.err = testserver.Launch(t, testserver.Options{DataDir: dir}); shared.err != nil {
 			os.RemoveAll(dir)
+			return
 		}
+		shared.server = newServer(t, s)
 	})
 	if shared.err != nil {
 		t.Fatalf("the shared apiserver: %v", shared.err)
@@ -117,24 +110,17 @@ func namespaceFor(t *testing.T) string {
 	return strings.Trim(name, "-")
 }
 
-// server is one apiserver serving a data directory: in this test process (startServer)
-// or as the built binary (startBinaryServer).
+// server is one apiserver serving a data directory, started by testserver: in this test
+// process (startServer) or as the built binary (startBinaryServer), as t sees it.
 type server struct {
-	t       testing.TB
-	dataDir string
-	port    int
-	config  *rest.Config
-	client  *clientset.Clientset
-	// etcdURL is the etcd of an in-process server, which the test started for it; the
-	// binary's embedded etcd is its own and not known here.
-	etcdURL string
-	// shutdown stops the server and waits until it is gone; calling it again returns
-	// what the first call did.
-	shutdown func() error
-	// running reports whether the server has not stopped.
-	running func() bool
-	// panicsBefore is handledPanics when an in-process server was ready.
+	*testserver.Server
+	t testing.TB
+	// panicsBefore is handledPanics when the server was ready.
 	panicsBefore int64
+}
+
+func newServer(t testing.TB, s *testserver.Server) *server {
+	return &server{Server: s, t: t, panicsBefore: handledPanics.Load()}
 }
 
 // startServer starts the apiserver in this process in standalone mode, with extraArgs
@@ -142,72 +128,38 @@ type server struct {
 // ready; t's cleanup stops it.
 func startServer(t testing.TB, dataDir string, extraArgs ...string) *server {
 	t.Helper()
-	s, err := startInProcess(t, dataDir, extraArgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.stop)
-	return s
+	return newServer(t, testserver.Start(t, testserver.Options{DataDir: dataDir, Args: extraArgs}))
 }
 
-// waitReady waits until s answers /readyz with ok through the kubeconfig it writes. It
-// gives up when gone is closed (the server ended) or after 90 s.
-func (s *server) waitReady(gone <-chan struct{}) error {
-	started := time.Now()
-	deadline := started.Add(90 * time.Second)
-	for {
-		if err := s.loadClients(); err == nil {
-			if body, err := s.client.RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background()); err == nil && string(body) == "ok" {
-				s.t.Logf("apiserver ready on port %d after %s", s.port, time.Since(started).Round(time.Millisecond))
-				return nil
-			}
-		}
-		select {
-		case <-gone:
-			return errEnded
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return errors.New("apiserver not ready within 90s")
-		}
-	}
+// startBinaryServer starts the built apiserver binary in standalone mode, on its embedded
+// etcd and a free loopback port, with extraArgs, and waits until it is ready; t's cleanup
+// stops it. It is for tests whose subject is the process: what the release build stamps,
+// flags that act on the whole process, its log.
+func startBinaryServer(t testing.TB, dataDir string, extraArgs ...string) *server {
+	t.Helper()
+	return startBinaryServerOf(t, apiserverBinary, dataDir, extraArgs...)
 }
 
-var errEnded = errors.New("the apiserver ended before it was ready")
-
-// loadClients reads the kubeconfig this server writes, once it names this server's
-// port: one left by an earlier server on the same data directory points elsewhere.
-func (s *server) loadClients() error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(s.dataDir, "kubeconfig"))
-	if err != nil {
-		return err
-	}
-	if want := s.url(""); cfg.Host != want {
-		return fmt.Errorf("kubeconfig points at %s, not yet at %s", cfg.Host, want)
-	}
-	cfg.Timeout = 30 * time.Second
-	client, err := clientset.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	s.config, s.client = cfg, client
-	return nil
+// startBinaryServerOf is startBinaryServer for another build of the apiserver, such as
+// the previous release's.
+func startBinaryServerOf(t testing.TB, binary, dataDir string, extraArgs ...string) *server {
+	t.Helper()
+	return newServer(t, testserver.Start(t, testserver.Options{Binary: binary, DataDir: dataDir, Args: extraArgs, PickPort: pickPort}))
 }
+
+// pickPort is where binaries get their port; a test replaces it to hand out a taken one.
+var pickPort = framework.MustFreePort
 
 // stop stops s and waits until it is gone; one that does not go fails the test.
 func (s *server) stop() {
-	if err := s.shutdown(); err != nil {
+	if err := s.Stop(); err != nil {
 		s.t.Error(err)
 	}
 }
 
-func (s *server) url(path string) string {
-	return fmt.Sprintf("https://127.0.0.1:%d%s", s.port, path)
-}
-
 // httpClient authenticates with the admin certificate unless anonymous is set.
 func (s *server) httpClient(anonymous bool) *http.Client {
-	cfg := rest.CopyConfig(s.config)
+	cfg := rest.CopyConfig(s.Config)
 	if anonymous {
 		cfg = rest.AnonymousClientConfig(cfg)
 	}

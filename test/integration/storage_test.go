@@ -37,10 +37,10 @@ import (
 
 // etcdClient connects to the etcd of s, an in-process server; the caller closes it.
 func etcdClient(s *server) (*clientv3.Client, error) {
-	if s.etcdURL == "" {
-		return nil, fmt.Errorf("the apiserver on port %d runs the binary, whose embedded etcd is its own", s.port)
+	if s.EtcdURL == "" {
+		return nil, fmt.Errorf("the apiserver on port %d runs the binary, whose embedded etcd is its own", s.Port)
 	}
-	return clientv3.New(clientv3.Config{Endpoints: []string{s.etcdURL}, DialTimeout: 10 * time.Second})
+	return clientv3.New(clientv3.Config{Endpoints: []string{s.EtcdURL}, DialTimeout: 10 * time.Second})
 }
 
 // storedObjects reads the raw NginxOperator values from the server's etcd, by name.
@@ -90,7 +90,7 @@ func TestStorageMediaType(t *testing.T) {
 	} {
 		t.Run(strings.Join(append([]string{"default"}, tc.args...), " "), func(t *testing.T) {
 			s := startServer(t, t.TempDir(), tc.args...)
-			if _, err := s.client.OperatorV1alpha2().NginxOperators(ns).Create(context.Background(), richObject("stored"), metav1.CreateOptions{}); err != nil {
+			if _, err := s.Client.OperatorV1alpha2().NginxOperators(ns).Create(context.Background(), richObject("stored"), metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if got := storedAs(storedObjects(t, s)["stored"]); got != tc.want {
@@ -108,7 +108,7 @@ func TestJSONStoredObjectsStayReadable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	old := startServer(t, dir, "--storage-media-type=application/json")
-	oldV2, oldV1 := old.client.OperatorV1alpha2().NginxOperators(ns), old.client.OperatorV1alpha1().NginxOperators(ns)
+	oldV2, oldV1 := old.Client.OperatorV1alpha2().NginxOperators(ns), old.Client.OperatorV1alpha1().NginxOperators(ns)
 	rich, err := oldV2.Create(ctx, richObject("rich"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestJSONStoredObjectsStayReadable(t *testing.T) {
 	old.stop()
 
 	s := startServer(t, dir)
-	v2, v1 := s.client.OperatorV1alpha2().NginxOperators(ns), s.client.OperatorV1alpha1().NginxOperators(ns)
+	v2, v1 := s.Client.OperatorV1alpha2().NginxOperators(ns), s.Client.OperatorV1alpha1().NginxOperators(ns)
 	list, err := v2.List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 3 {
 		t.Fatalf("v1alpha2 list after the restart: %v %v", list, err)
@@ -203,7 +203,7 @@ func BenchmarkStorageMediaType(b *testing.B) {
 		b.Run(mediaType[strings.LastIndex(mediaType, "/")+1:], func(b *testing.B) {
 			s := startServer(b, b.TempDir(), "--storage-media-type="+mediaType)
 			// Unthrottled: client-go's default 5 requests/s would be all the benchmark measured.
-			cfg := rest.CopyConfig(s.config)
+			cfg := rest.CopyConfig(s.Config)
 			cfg.QPS, cfg.Burst = -1, 0
 			c, err := clientset.NewForConfig(cfg)
 			if err != nil {

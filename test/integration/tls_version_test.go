@@ -35,11 +35,11 @@ import (
 func TestServesTLS12AndUp(t *testing.T) {
 	s := sharedServer(t)
 	// The admin kubeconfig's CA and client certificate: a TLS 1.2+ handshake completes.
-	base, err := rest.TLSConfigFor(s.config)
+	base, err := rest.TLSConfigFor(s.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", s.port)
+	addr := fmt.Sprintf("127.0.0.1:%d", s.Port)
 	for _, tc := range []struct {
 		name    string
 		version uint16

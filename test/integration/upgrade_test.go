@@ -78,14 +78,14 @@ func TestUpgradeWindowLosesNoField(t *testing.T) {
 	t.Run("without emulation the previous release drops a new field", func(t *testing.T) {
 		ctx := timeout(t)
 		current := startServer(t, t.TempDir())
-		old := startBinaryServerOf(t, binary, t.TempDir(), "--etcd-servers", current.etcdURL)
-		objects := current.client.OperatorV1alpha2().NginxOperators("upgrade")
+		old := startBinaryServerOf(t, binary, t.TempDir(), "--etcd-servers", current.EtcdURL)
+		objects := current.Client.OperatorV1alpha2().NginxOperators("upgrade")
 		withReload := fullObject("reload")
 		withReload.Spec.ContentUpdate = v1alpha2.ContentUpdateReload
 		if created := mustCreate(ctx, t, objects, withReload); created.Spec.ContentUpdate != v1alpha2.ContentUpdateReload {
 			t.Fatalf("created spec.contentUpdate = %q, want Reload", created.Spec.ContentUpdate)
 		}
-		statusThrough(ctx, t, old.client.OperatorV1alpha2().NginxOperators("upgrade"), "reload")
+		statusThrough(ctx, t, old.Client.OperatorV1alpha2().NginxOperators("upgrade"), "reload")
 		got, err := objects.Get(ctx, "reload", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -99,11 +99,11 @@ func TestUpgradeWindowLosesNoField(t *testing.T) {
 		ctx := timeout(t)
 		dir := t.TempDir()
 		current := startServer(t, dir, emulate)
-		old := startBinaryServerOf(t, binary, t.TempDir(), "--etcd-servers", current.etcdURL)
+		old := startBinaryServerOf(t, binary, t.TempDir(), "--etcd-servers", current.EtcdURL)
 		var warned recordedWarnings
 		servers := map[string]v1alpha2client.NginxOperatorInterface{
 			"current":       warningsTo(t, current, &warned).OperatorV1alpha2().NginxOperators("upgrade"),
-			release.Version: old.client.OperatorV1alpha2().NginxOperators("upgrade"),
+			release.Version: old.Client.OperatorV1alpha2().NginxOperators("upgrade"),
 		}
 
 		// Created through the new replica with the new field: not stored, and said so.
@@ -164,7 +164,7 @@ func TestUpgradeWindowLosesNoField(t *testing.T) {
 		old.stop()
 		current.stop()
 		current = startServer(t, dir)
-		objects := current.client.OperatorV1alpha2().NginxOperators("upgrade")
+		objects := current.Client.OperatorV1alpha2().NginxOperators("upgrade")
 		got, err := objects.Get(ctx, "through-current", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -183,7 +183,7 @@ func TestUpgradeWindowLosesNoField(t *testing.T) {
 		if got, err = objects.Update(ctx, got, metav1.UpdateOptions{}); err != nil || got.Status.Revision != 2 {
 			t.Fatalf("content change after the upgrade: %v, status.revision %d, want 2", err, got.Status.Revision)
 		}
-		first, err := current.client.OperatorV1alpha2().NginxOperatorRevisions("upgrade").Get(ctx, "through-current-1", metav1.GetOptions{})
+		first, err := current.Client.OperatorV1alpha2().NginxOperatorRevisions("upgrade").Get(ctx, "through-current-1", metav1.GetOptions{})
 		if err != nil || first.Reason != v1alpha2.RevisionAdopted || first.Content.Config == nil || first.Content.Config.ConfigMapKeyRef == nil {
 			t.Errorf("revision 1 after the upgrade: %+v %v, want the content stored before, Adopted", first, err)
 		}
@@ -296,7 +296,7 @@ func (w *recordedWarnings) contain(s string) bool {
 // warningsTo is s's client with its warnings recorded in w.
 func warningsTo(t *testing.T, s *server, w rest.WarningHandler) *clientset.Clientset {
 	t.Helper()
-	cfg := rest.CopyConfig(s.config)
+	cfg := rest.CopyConfig(s.Config)
 	cfg.WarningHandler = w
 	c, err := clientset.NewForConfig(cfg)
 	if err != nil {

@@ -41,10 +41,10 @@ func TestV1alpha1ObjectsOfThePreviousRelease(t *testing.T) {
 	release, binary := previousReleaseBinary(t)
 	ctx := timeout(t)
 	current := startServer(t, t.TempDir())
-	old := startBinaryServerOf(t, binary, t.TempDir(), "--etcd-servers", current.etcdURL)
+	old := startBinaryServerOf(t, binary, t.TempDir(), "--etcd-servers", current.EtcdURL)
 	const namespace = "v1alpha1-image"
-	oldV1 := old.client.OperatorV1alpha1().NginxOperators(namespace)
-	v1, v2 := current.client.OperatorV1alpha1().NginxOperators(namespace), current.client.OperatorV1alpha2().NginxOperators(namespace)
+	oldV1 := old.Client.OperatorV1alpha1().NginxOperators(namespace)
+	v1, v2 := current.Client.OperatorV1alpha1().NginxOperators(namespace), current.Client.OperatorV1alpha2().NginxOperators(namespace)
 
 	written := v1alpha1.NginxOperatorSpec{Port: ptr.To[int32](8080), Replicas: ptr.To[int32](2)}
 	if _, err := oldV1.Create(ctx, &v1alpha1.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "stock"}, Spec: written}, metav1.CreateOptions{}); err != nil {
