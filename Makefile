@@ -48,7 +48,7 @@ test: deps tools ## Unit, integration, end-to-end, real-node and fault tests (th
 	./hack/test.sh
 
 .PHONY: test-unit
-test-unit: deps tools ## The fast loop: the product's unit tests and the suites that need no control plane (integration, manifests, framework, scripts) side by side, with the race detector; no stacks, no root, no fuzzing
+test-unit: deps tools ## The fast loop: the product's unit tests and the suites that need no control plane (integration, manifests, docs, framework, scripts) side by side, with the race detector; no stacks, no root, no fuzzing
 	./hack/test.sh --unit
 
 .PHONY: fuzz

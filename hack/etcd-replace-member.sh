@@ -15,6 +15,7 @@
 # after a failure is safe. docs/operations.md, "Replacing an etcd member".
 #
 # Usage: hack/etcd-replace-member.sh ORDINAL      e.g. 2 for the pod nginx-operator-etcd-2
+#   NAMESPACE where nginx-operator runs (default nginx-operator-system)
 #   KUBECTL   kubectl binary (default: kubectl)
 #   TIMEOUT   seconds to wait for each step (default 600)
 set -euo pipefail

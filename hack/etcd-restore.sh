@@ -17,6 +17,7 @@
 # Usage: hack/etcd-restore.sh SNAPSHOT   a file name in the backup volume, e.g.
 #                                         nginx-operator-etcd-20261124T061700Z.db
 #   BACKUP_CLAIM  the claim holding the snapshots (default nginx-operator-etcd-backups)
+#   NAMESPACE     where nginx-operator runs (default nginx-operator-system)
 #   KUBECTL       kubectl binary (default: kubectl)
 #   TIMEOUT       seconds to wait for each step (default 600)
 set -euo pipefail

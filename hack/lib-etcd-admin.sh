@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What hack/etcd-replace-member.sh and hack/etcd-restore.sh share (sourced, not run): the
 # names of nginx-operator's etcd objects, kubectl in its namespace, and waiting.
-NAMESPACE=nginx-operator-system
+# NAMESPACE: where nginx-operator runs (default nginx-operator-system; a Helm release may be
+# elsewhere), as hack/deploy-certs.sh reads it.
+NAMESPACE=${NAMESPACE:-nginx-operator-system}
 STATEFULSET=nginx-operator-etcd
 KUBECTL=${KUBECTL:-kubectl}
 TIMEOUT=${TIMEOUT:-600}

@@ -11,7 +11,7 @@
 #                        probes, so it runs when only the real node is left beside it
 #   lane units  product  go test -race of the product's modules: cmd/ and pkg/, with the
 #                        API types (pkg/apis) and generated clients (pkg/generated)
-#               suites   the other packages of test/: integration, manifests, scripts, the
+#               suites   the other packages of test/: integration, manifests, docs, scripts, the
 #                        framework's and the benchmark's own tests; and hack/release's
 #               fuzz     every fuzz target for FUZZTIME (default 10s)
 #               hack     the generators' and image builders' tests (module hack/): by then

@@ -34,7 +34,7 @@ var prometheusRuleFile = filepath.Join(prometheusDir, "prometheusrule.yaml")
 
 // prometheusRuleHeader precedes the rules file, indented under spec:, in prometheusrule.yaml.
 const prometheusRuleHeader = `# Generated from rules/nginx-operator.rules.yaml by
-#   go test ./test/manifests -run TestPrometheusRule -update
+#   go -C test test ./manifests -run TestPrometheusRule -update
 # Do not edit; edit the rules file (which promtool checks and unit-tests) instead.
 apiVersion: monitoring.coreos.com/v1
 kind: PrometheusRule
@@ -80,7 +80,7 @@ func TestPrometheusRuleIsGeneratedFromRulesFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: run go test ./test/manifests -run TestPrometheusRule -update", prometheusRuleFile)
+		t.Fatalf("%s is stale: run go -C test test ./manifests -run TestPrometheusRule -update", prometheusRuleFile)
 	}
 
 	var fromRules map[string]any

@@ -25,17 +25,27 @@ import (
 	"testing"
 )
 
-// memberURL is the address of the etcd member of pod nginx-operator-etcd-<ordinal>, without a port.
-func memberURL(ordinal int) string {
-	return fmt.Sprintf("https://nginx-operator-etcd-%d.nginx-operator-etcd.nginx-operator-system.svc", ordinal)
+// memberURL is the address of the etcd member of pod nginx-operator-etcd-<ordinal> in the
+// namespace ns, without a port.
+func memberURL(ns string, ordinal int) string {
+	return fmt.Sprintf("https://nginx-operator-etcd-%d.nginx-operator-etcd.%s.svc", ordinal, ns)
 }
+
+const defaultNamespace = "nginx-operator-system"
 
 // replaceMember runs hack/etcd-replace-member.sh 2 against testdata/fake-kubectl.sh, whose
 // cluster starts with three voting members; cut names the kinds of exec whose first run
-// fails with a closed stream, and env is added to the script's environment. It returns
-// the state directory, the script's output and its error.
+// fails with a closed stream, and env is added to the script's environment (NAMESPACE=
+// there also places the fake cluster's members). It returns the state directory, the
+// script's output and its error.
 func replaceMember(t *testing.T, cut []string, env ...string) (string, string, error) {
 	t.Helper()
+	ns := defaultNamespace
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "NAMESPACE="); ok {
+			ns = v
+		}
+	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +53,7 @@ func replaceMember(t *testing.T, cut []string, env ...string) (string, string, e
 	state := t.TempDir()
 	var members strings.Builder
 	for i, id := range []string{"a1", "b2", "c3"} {
-		fmt.Fprintf(&members, "%s, started, nginx-operator-etcd-%d, %s:2380, %s:2379, false\n", id, i, memberURL(i), memberURL(i))
+		fmt.Fprintf(&members, "%s, started, nginx-operator-etcd-%d, %s:2380, %s:2379, false\n", id, i, memberURL(ns, i), memberURL(ns, i))
 	}
 	for name, content := range map[string]string{
 		"members": members.String(),
@@ -55,7 +65,8 @@ func replaceMember(t *testing.T, cut []string, env ...string) (string, string, e
 		}
 	}
 	cmd := exec.Command(filepath.Join(root, "hack", "etcd-replace-member.sh"), "2")
-	cmd.Env = append(os.Environ(), append([]string{
+	// NAMESPACE of the test's own environment does not count; only env's.
+	cmd.Env = append(withoutNamespace(os.Environ()), append([]string{
 		"KUBECTL=" + filepath.Join(root, "test", "scripts", "testdata", "fake-kubectl.sh"),
 		"STATE=" + state, "TIMEOUT=60"}, env...)...)
 	out, err := cmd.CombinedOutput()
@@ -91,7 +102,7 @@ func TestReplaceMemberSurvivesCutExecStreams(t *testing.T) {
 		t.Fatalf("%d members after the replacement, want 3:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 	target := lines[2]
-	url := memberURL(2) + ":2380"
+	url := memberURL(defaultNamespace, 2) + ":2380"
 	if fields := strings.Split(target, ", "); fields[0] == "c3" || fields[1] != "started" || fields[2] != "nginx-operator-etcd-2" || fields[3] != url || fields[5] != "false" {
 		t.Errorf("the replaced member is %q, want a new ID, started, named nginx-operator-etcd-2, at %s, voting", target, url)
 	}
@@ -112,5 +123,41 @@ func TestReplaceMemberReportsARefusedChange(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the script's output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func withoutNamespace(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if !strings.HasPrefix(e, "NAMESPACE=") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestReplaceMemberInAnotherNamespace: with NAMESPACE (a Helm release outside
+// nginx-operator-system) every kubectl call goes to that namespace and the member comes
+// back under its peer URL there.
+func TestReplaceMemberInAnotherNamespace(t *testing.T) {
+	t.Parallel()
+	const ns = "web-system"
+	state, out, err := replaceMember(t, nil, "NAMESPACE="+ns)
+	if err != nil {
+		t.Fatalf("NAMESPACE=%s hack/etcd-replace-member.sh 2: %v\n%s", ns, err, out)
+	}
+	calls := strings.Fields(readState(t, state, "namespaces"))
+	if len(calls) == 0 {
+		t.Error("kubectl was never called with -n")
+	}
+	for _, got := range calls {
+		if got != ns {
+			t.Errorf("kubectl was called in the namespace %s, want only %s", got, ns)
+			break
+		}
+	}
+	url := memberURL(ns, 2) + ":2380"
+	if lines := strings.Split(strings.TrimSpace(readState(t, state, "members")), "\n"); len(lines) != 3 || !strings.Contains(lines[2], ", "+url+", ") {
+		t.Errorf("members after the replacement:\n%s\nwant nginx-operator-etcd-2 at %s", readState(t, state, "members"), url)
 	}
 }

@@ -6,7 +6,11 @@
 # error for every member add.
 set -euo pipefail
 members=$STATE/members
-[[ $1 == -n ]] && shift 2
+# The namespace of every call, for the test of NAMESPACE.
+if [[ $1 == -n ]]; then
+  echo "$2" >>"$STATE/namespaces"
+  shift 2
+fi
 verb=$1
 shift
 echo "$verb $*" >>"$STATE/calls"
