@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,21 +122,36 @@ func TestReconcileRollsWhenMountedContentChanges(t *testing.T) {
 		t.Errorf("Stalled with every reference present: %+v", cond)
 	}
 
-	change := func(what string, mutate func()) {
+	// A ConfigMap's new data is also reported in status.configMapDigests, which the
+	// apiserver records as a revision; a certificate's is not.
+	digests := func() string {
+		var got v1alpha2.NginxOperator
+		h.get("web", &got)
+		return fmt.Sprint(got.Status.ConfigMapDigests)
+	}
+	before := digests()
+	if !strings.Contains(before, "shared nginx.conf") || !strings.Contains(before, "site  ") {
+		t.Errorf("status.configMapDigests = %s, want shared's key and site", before)
+	}
+	change := func(what, writes string, mutate func()) {
 		t.Helper()
 		mutate()
-		if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment" {
-			t.Errorf("%s: writes %s, want the Deployment applied", what, got)
+		if got := strings.Join(h.reconcile("web"), ","); got != writes {
+			t.Errorf("%s: writes %s, want %s", what, got, writes)
 		}
+		if now := digests(); (now != before) != strings.Contains(writes, "status") {
+			t.Errorf("%s: status.configMapDigests %s, before %s", what, now, before)
+		}
+		before = digests()
 		hash := h.templateHash("web")
 		if slices.Contains(hashes, hash) {
 			t.Errorf("%s: content hash %s seen before", what, hash)
 		}
 		hashes = append(hashes, hash)
 	}
-	change("the referenced key", func() { shared.Data["nginx.conf"] = "b"; h.update(shared) })
-	change("a file", func() { site.Data["index.html"] = "hello again"; h.update(site) })
-	change("a renewed certificate", func() { tls.Data["tls.crt"] = []byte("cert-2"); h.update(tls) })
+	change("the referenced key", "apply Deployment,update status", func() { shared.Data["nginx.conf"] = "b"; h.update(shared) })
+	change("a file", "apply Deployment,update status", func() { site.Data["index.html"] = "hello again"; h.update(site) })
+	change("a renewed certificate", "apply Deployment", func() { tls.Data["tls.crt"] = []byte("cert-2"); h.update(tls) })
 	// Another key of the referenced ConfigMap is not mounted: nothing rolls.
 	shared.Data["other"] = "y"
 	h.update(shared)
@@ -170,8 +186,8 @@ func TestReconcileReadsMountedObjectsOnlyWhenTheyChange(t *testing.T) {
 	site.Data["index.html"] = "changed"
 	h.update(site)
 	reads.kinds = nil
-	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment" {
-		t.Errorf("after the ConfigMap changed: writes %s", got)
+	if got := strings.Join(h.reconcile("web"), ","); got != "apply Deployment,update status" {
+		t.Errorf("after the ConfigMap changed: writes %s, want the Deployment and status.configMapDigests", got)
 	}
 	if got := strings.Join(reads.kinds, ","); got != "ConfigMap" {
 		t.Errorf("after the ConfigMap changed, read %q; want it alone", got)

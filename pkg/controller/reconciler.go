@@ -161,6 +161,8 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 		PodFailure:        podFailure,
 		Reload:            reloadObs,
 		Recheck:           recheck,
+		ConfigMaps:        mounted.ConfigMaps,
+		ConfigMapsRead:    contentErr == nil,
 	}
 	return obs, errors.Join(configMapErr, deploymentErr, serviceErr, pdbErr, podsErr, reloadErr)
 }

@@ -53,6 +53,10 @@ type Observation struct {
 	// Recheck is when to look at the pods again although nothing changed: a pod that
 	// runs but is not ready yet counts as failing after NotReadyGrace.
 	Recheck time.Duration
+	// ConfigMaps are the digests of the mounted ConfigMaps' data, when they could be
+	// read (ConfigMapsRead); status keeps the last ones otherwise.
+	ConfigMaps     []v1alpha2.ConfigMapDigest
+	ConfigMapsRead bool
 }
 
 // maxMessageLength is the longest condition message the API accepts.
@@ -70,6 +74,9 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 		status.Replicas = d.Status.Replicas
 		status.ReadyReplicas = d.Status.ReadyReplicas
 		status.AvailableReplicas = d.Status.AvailableReplicas
+	}
+	if obs.ConfigMapsRead {
+		status.ConfigMapDigests = obs.ConfigMaps
 	}
 	status.RealQPS = nil
 	if no.Spec.QPS != nil {

@@ -153,4 +153,16 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	if !strings.Contains(site, "return 200 v2;") {
 		t.Errorf("the inline configuration, the spec's own, as %s:\n%s", reader, site)
 	}
+
+	// New data in the ConfigMap is a revision too, once the controller has read it.
+	mustKubectl(t, "", "patch", "configmap", "private-conf", "-n", ns, "--type=merge", "-p",
+		`{"data":{"nginx.conf":"events {} http { server { listen 8080; return 200 changed; } }"}}`)
+	took := framework.WaitFor(t, 3*time.Minute, "the ConfigMap's new data to be revision 2 of private", func() bool {
+		return get(t, "get", "ngxrev", "private-2", "-n", ns, "-o", "jsonpath={.reason} {.changed[0]}", "--ignore-not-found") == "ConfigMapChanged ConfigMap private-conf"
+	})
+	t.Logf("a ConfigMap edit was revision 2 %s later", framework.Describe(took))
+	historyLines := strings.Split(strings.TrimSpace(mustPlugin("history", "private", "-n", ns)), "\n")
+	if newest := strings.Fields(historyLines[len(historyLines)-1]); len(newest) < 5 || strings.Join(newest[:5], " ") != "2* ConfigMapChanged ConfigMap private-conf <unknown>" {
+		t.Errorf("kubectl nginx history private:\n%s", strings.Join(historyLines, "\n"))
+	}
 }

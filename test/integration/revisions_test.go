@@ -252,3 +252,48 @@ func containsCause(err error, field string) bool {
 	}
 	return false
 }
+
+// TestNewDataOfAMountedConfigMapIsARevision: the controller reports the digests of the
+// ConfigMaps' data in status; new data of one it reported before is a revision, reason
+// ConfigMapChanged, with no requester; a ConfigMap reported for the first time (the spec
+// changed) is not.
+func TestNewDataOfAMountedConfigMapIsARevision(t *testing.T) {
+	s, ns, ctx, v2, _ := newAPI(t)
+	obj := richObject("fromcm")
+	obj.Spec.Config = &v1alpha2.ConfigSource{ConfigMapKeyRef: &v1alpha2.ConfigMapKeyReference{Name: "conf", Key: "nginx.conf"}}
+	created := mustCreate(ctx, t, v2, obj)
+	report := func(digests ...v1alpha2.ConfigMapDigest) *v1alpha2.NginxOperator {
+		t.Helper()
+		got, err := v2.Get(ctx, "fromcm", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Status.ConfigMapDigests = digests
+		updated, err := v2.UpdateStatus(ctx, got, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return updated
+	}
+	if got := report(v1alpha2.ConfigMapDigest{Name: "conf", Key: "nginx.conf", Digest: "aaaa"}); got.Status.Revision != created.Status.Revision {
+		t.Fatalf("the first report of a ConfigMap recorded revision %d", got.Status.Revision)
+	}
+	files := v1alpha2.ConfigMapDigest{Name: "site", Digest: "ffff"}
+	got := report(v1alpha2.ConfigMapDigest{Name: "conf", Key: "nginx.conf", Digest: "bbbb"}, files)
+	if got.Status.Revision != 2 {
+		t.Fatalf("new data of conf: status.revision %d, want 2", got.Status.Revision)
+	}
+	revs := revisionsOf(ctx, t, s, ns, "fromcm")
+	last := revs[len(revs)-1]
+	if last.Reason != v1alpha2.RevisionConfigMapChanged || fmt.Sprint(last.Changed) != "[ConfigMap conf]" || last.Requester != "" ||
+		len(last.ConfigMapDigests) != 2 || last.ContentHash == revs[0].ContentHash || last.Content.Config.ConfigMapKeyRef.Name != "conf" {
+		t.Errorf("revision 2: %+v", last)
+	}
+	// The same digests again, or a spec write, record nothing.
+	if got := report(v1alpha2.ConfigMapDigest{Name: "conf", Key: "nginx.conf", Digest: "bbbb"}, files); got.Status.Revision != 2 {
+		t.Errorf("an unchanged report recorded revision %d", got.Status.Revision)
+	}
+	if got := patchSpec(ctx, t, v2, "fromcm", `{"replicas":3}`); got.Status.Revision != 2 || len(got.Status.ConfigMapDigests) != 2 {
+		t.Errorf("a spec write: status.revision %d, digests %v", got.Status.Revision, got.Status.ConfigMapDigests)
+	}
+}

@@ -97,7 +97,22 @@ func (c *RevisionContent) ChangedFields(old *RevisionContent) []string {
 
 // Hash is the SHA-256 of the content's JSON, to tell revisions apart at a glance.
 func (c *RevisionContent) Hash() string {
-	data, err := json.Marshal(c)
+	return c.HashWith(nil)
+}
+
+// HashWith is Hash of the content together with the digests of its ConfigMaps' data, when
+// they are known.
+func (c *RevisionContent) HashWith(digests []ConfigMapDigest) string {
+	var data []byte
+	var err error
+	if len(digests) == 0 {
+		data, err = json.Marshal(c)
+	} else {
+		data, err = json.Marshal(struct {
+			Content *RevisionContent
+			Digests []ConfigMapDigest
+		}{c, digests})
+	}
 	if err != nil { // plain structs of strings: cannot fail
 		return ""
 	}

@@ -210,6 +210,17 @@ type NginxOperatorStatus struct {
 	// RevisionName(name, Revision); 0 while the spec has never mounted content. Only the
 	// apiserver sets it, in the write that records the revision.
 	Revision int64
+	// ConfigMapDigests are the digests of the data the pods mount from ConfigMaps, as the
+	// controller last read it; a change of one is a revision.
+	ConfigMapDigests []ConfigMapDigest
+}
+
+// ConfigMapDigest is the digest of what the pods mount of one ConfigMap: one key of it
+// (spec.config) or all (spec.files, Key "").
+type ConfigMapDigest struct {
+	Name   string
+	Key    string
+	Digest string
 }
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -226,16 +237,19 @@ type NginxOperatorRevision struct {
 	NginxOperator string
 	// Requester is the user whose write made the revision.
 	Requester string
-	// Reason is Created, Updated, RolledBack or Adopted.
+	// Reason is Created, Updated, RolledBack, Adopted or ConfigMapChanged.
 	Reason RevisionReason
 	// RolledBackTo is the revision whose content a rollback restored.
 	RolledBackTo int64
 	// Changed lists the content fields that differ from the revision before.
 	Changed []string
-	// ContentHash is the SHA-256 of Content, to compare revisions.
+	// ContentHash is the SHA-256 of Content and ConfigMapDigests, to compare revisions.
 	ContentHash string
 	// Content is what the spec mounted.
 	Content RevisionContent
+	// ConfigMapDigests are the digests of the ConfigMaps' data at a ConfigMapChanged
+	// revision.
+	ConfigMapDigests []ConfigMapDigest
 }
 
 // RevisionReason is why a revision was recorded.
@@ -249,6 +263,9 @@ const (
 	// RevisionAdopted is the content an NginxOperator had when it was stored before
 	// revisions were recorded, recorded at its first content change since.
 	RevisionAdopted RevisionReason = "Adopted"
+	// RevisionConfigMapChanged is a change of the data of a ConfigMap the spec mounts,
+	// as the controller read it.
+	RevisionConfigMapChanged RevisionReason = "ConfigMapChanged"
 )
 
 // RevisionContent holds the content fields of a spec.

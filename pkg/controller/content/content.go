@@ -49,19 +49,25 @@ type Mounted struct {
 	// Refused lists references that are not mounted: a Secret in spec.tls that is missing
 	// or not of type kubernetes.io/tls, in words that do not tell which.
 	Refused []string
+	// ConfigMaps are the digests of what the pods mount of each ConfigMap that exists with
+	// its key, for status.configMapDigests: a change of one is a revision.
+	ConfigMaps []v1alpha2.ConfigMapDigest
 }
 
 // Mounted hashes what spec.config, spec.files and spec.tls mount.
 func (t *Tracker) Mounted(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator) (Mounted, error) {
-	hash, volumes, problems, refused, err := t.mountedContent(ctx, c, no)
-	return Mounted{Hash: hash, Volumes: volumes, Problems: problems, Refused: refused}, err
+	var m Mounted
+	var err error
+	m.Hash, m.Volumes, err = t.mountedContent(ctx, c, no, &m)
+	return m, err
 }
 
-// mountedContent is Mounted with the parts as named results.
-func (t *Tracker) mountedContent(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator) (hash string, volumes map[string]string, problems, refused []string, err error) {
+// mountedContent hashes the mounts and fills found's problems, refusals and ConfigMap
+// digests.
+func (t *Tracker) mountedContent(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator, found *Mounted) (hash string, volumes map[string]string, err error) {
 	spec := &no.Spec
 	if spec.Config == nil && len(spec.Files) == 0 && len(spec.TLS) == 0 {
-		return "", nil, nil, nil, nil
+		return "", nil, nil
 	}
 	h := sha256.New()
 	volumes = map[string]string{}
@@ -71,10 +77,13 @@ func (t *Tracker) mountedContent(ctx context.Context, c Cluster, no *v1alpha2.Ng
 			return err
 		}
 		if d.problem != "" {
-			problems = append(problems, what+": "+d.problem)
+			found.Problems = append(found.Problems, what+": "+d.problem)
 		}
 		if d.refused != "" {
-			refused = append(refused, what+": "+d.refused)
+			found.Refused = append(found.Refused, what+": "+d.refused)
+		}
+		if ref.kind == "ConfigMap" && d.problem == "" {
+			found.ConfigMaps = append(found.ConfigMaps, v1alpha2.ConfigMapDigest{Name: ref.name, Key: ref.key, Digest: hex.EncodeToString(d.sum[:16])})
 		}
 		writeEntry(h, what, ref.key, d.sum)
 		volumes[volume] = d.files
@@ -83,7 +92,7 @@ func (t *Tracker) mountedContent(ctx context.Context, c Cluster, no *v1alpha2.Ng
 	if cfg := spec.Config; cfg != nil {
 		if ref := cfg.ConfigMapKeyRef; ref != nil {
 			if err := add("spec.config.configMapKeyRef", builders.ConfigVolumeName, mountRef{kind: "ConfigMap", name: ref.Name, key: ref.Key}); err != nil {
-				return "", nil, nil, nil, err
+				return "", nil, err
 			}
 		} else {
 			writeEntry(h, "spec.config.inline", builders.ConfigFileName, []byte(cfg.Inline))
@@ -92,15 +101,15 @@ func (t *Tracker) mountedContent(ctx context.Context, c Cluster, no *v1alpha2.Ng
 	}
 	for i, f := range spec.Files {
 		if err := add(fmt.Sprintf("spec.files[%d]", i), builders.FilesVolumeName(i), mountRef{kind: "ConfigMap", name: f.ConfigMapName}); err != nil {
-			return "", nil, nil, nil, err
+			return "", nil, err
 		}
 	}
 	for i, t := range spec.TLS {
 		if err := add(fmt.Sprintf("spec.tls[%d]", i), builders.TLSVolumeName(i), mountRef{kind: "Secret", name: t.SecretName}); err != nil {
-			return "", nil, nil, nil, err
+			return "", nil, err
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16]), volumes, problems, refused, nil
+	return hex.EncodeToString(h.Sum(nil)[:16]), volumes, nil
 }
 
 // mountRef is a ConfigMap or Secret a spec mounts: one key of it, or all when key is "".

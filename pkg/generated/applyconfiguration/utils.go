@@ -42,6 +42,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1alpha1.NginxOperatorStatusApplyConfiguration{}
 
 		// Group=operator.example.com, Version=v1alpha2
+	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapDigest"):
+		return &operatorv1alpha2.ConfigMapDigestApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapFiles"):
 		return &operatorv1alpha2.ConfigMapFilesApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapKeyReference"):

@@ -42,6 +42,7 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha1_NginxOperatorList(ref),
 		v1alpha1.NginxOperatorSpec{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha1_NginxOperatorSpec(ref),
 		v1alpha1.NginxOperatorStatus{}.OpenAPIModelName():              schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref),
+		v1alpha2.ConfigMapDigest{}.OpenAPIModelName():                  schema_pkg_apis_operator_v1alpha2_ConfigMapDigest(ref),
 		v1alpha2.ConfigMapFiles{}.OpenAPIModelName():                   schema_pkg_apis_operator_v1alpha2_ConfigMapFiles(ref),
 		v1alpha2.ConfigMapKeyReference{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_ConfigMapKeyReference(ref),
 		v1alpha2.ConfigSource{}.OpenAPIModelName():                     schema_pkg_apis_operator_v1alpha2_ConfigSource(ref),
@@ -557,6 +558,43 @@ func schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref common.ReferenceC
 	}
 }
 
+func schema_pkg_apis_operator_v1alpha2_ConfigMapDigest(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "ConfigMapDigest is the digest of what the pods mount of one ConfigMap.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"name": {
+						SchemaProps: spec.SchemaProps{
+							Description: "name of the ConfigMap.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"key": {
+						SchemaProps: spec.SchemaProps{
+							Description: "key is the one key mounted (spec.config.configMapKeyRef); empty for every key (spec.files).",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"digest": {
+						SchemaProps: spec.SchemaProps{
+							Description: "digest is the start of the SHA-256 of the mounted data, in hex.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"name", "digest"},
+			},
+		},
+	}
+}
+
 func schema_pkg_apis_operator_v1alpha2_ConfigMapFiles(ref common.ReferenceCallback) common.OpenAPIDefinition {
 	return common.OpenAPIDefinition{
 		Schema: spec.Schema{
@@ -889,11 +927,11 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref common.Referenc
 					},
 					"reason": {
 						SchemaProps: spec.SchemaProps{
-							Description: "reason is Created, Updated, RolledBack (by the rollback subresource) or Adopted.\n\nPossible enum values:\n - `\"Adopted\"` is the content an NginxOperator stored before revisions existed had, recorded at its first content change since (no requester is known).\n - `\"Created\"`\n - `\"RolledBack\"`\n - `\"Updated\"`",
+							Description: "reason is Created, Updated, RolledBack (by the rollback subresource), Adopted or ConfigMapChanged.\n\nPossible enum values:\n - `\"Adopted\"` is the content an NginxOperator stored before revisions existed had, recorded at its first content change since (no requester is known).\n - `\"ConfigMapChanged\"` is a change of the data of a ConfigMap the spec mounts, as the controller read it; no requester is known.\n - `\"Created\"`\n - `\"RolledBack\"`\n - `\"Updated\"`",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
-							Enum:        []interface{}{"Adopted", "Created", "RolledBack", "Updated"},
+							Enum:        []interface{}{"Adopted", "ConfigMapChanged", "Created", "RolledBack", "Updated"},
 						},
 					},
 					"rolledBackTo": {
@@ -924,7 +962,7 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref common.Referenc
 					},
 					"contentHash": {
 						SchemaProps: spec.SchemaProps{
-							Description: "contentHash is the SHA-256 of content, to compare revisions.",
+							Description: "contentHash is the SHA-256 of content and configMapDigests, to compare revisions.",
 							Default:     "",
 							Type:        []string{"string"},
 							Format:      "",
@@ -937,12 +975,30 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorRevision(ref common.Referenc
 							Ref:         ref(v1alpha2.RevisionContent{}.OpenAPIModelName()),
 						},
 					},
+					"configMapDigests": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "configMapDigests are the digests of the mounted ConfigMaps' data, at a ConfigMapChanged revision: the data itself is the cluster's, not copied here.",
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.ConfigMapDigest{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 				Required: []string{"revision", "nginxOperator", "reason", "contentHash", "content"},
 			},
 		},
 		Dependencies: []string{
-			v1alpha2.RevisionContent{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
+			v1alpha2.ConfigMapDigest{}.OpenAPIModelName(), v1alpha2.RevisionContent{}.OpenAPIModelName(), metav1.ObjectMeta{}.OpenAPIModelName()},
 	}
 }
 
@@ -1332,11 +1388,30 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref common.ReferenceC
 							Format:      "int64",
 						},
 					},
+					"configMapDigests": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "configMapDigests are the digests of the data the pods mount from ConfigMaps (spec.config.configMapKeyRef's key, every key of a spec.files ConfigMap), as the controller last read it. A change of one records a revision, reason ConfigMapChanged. At most 21.",
+							MaxItems:    ptr.To[int64](21),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Ref: ref(v1alpha2.ConfigMapDigest{}.OpenAPIModelName()),
+									},
+								},
+							},
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			metav1.Condition{}.OpenAPIModelName()},
+			v1alpha2.ConfigMapDigest{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 

@@ -98,6 +98,32 @@ func (g recordingOptions) GetRESTOptions(resource schema.GroupResource, example 
 
 type rollbackKey struct{}
 
+// revisionOf is what a revision records besides its number and its NginxOperator.
+type revisionOf struct {
+	reason          operator.RevisionReason
+	content, before *operator.RevisionContent
+	digests         []operator.ConfigMapDigest
+	// changed, when set, replaces the content fields that differ from before.
+	changed []string
+}
+
+// changedConfigMaps names the ConfigMaps whose mounted data has another digest in now
+// than in before; one that appears or disappears (the spec changed) is not a change of
+// data.
+func changedConfigMaps(before, now []operator.ConfigMapDigest) []string {
+	was := map[[2]string]string{}
+	for _, d := range before {
+		was[[2]string{d.Name, d.Key}] = d.Digest
+	}
+	var changed []string
+	for _, d := range now {
+		if digest, ok := was[[2]string{d.Name, d.Key}]; ok && digest != d.Digest {
+			changed = append(changed, "ConfigMap "+d.Name)
+		}
+	}
+	return changed
+}
+
 // withRollbackTo marks ctx's write as a rollback to revision n.
 func withRollbackTo(ctx context.Context, n int64) context.Context {
 	return context.WithValue(ctx, rollbackKey{}, n)
@@ -113,7 +139,7 @@ func (s *recordingStorage) Create(ctx context.Context, key string, obj, out runt
 		return s.Interface.Create(ctx, key, obj, out, ttl)
 	}
 	var attempts []*operator.NginxOperatorRevision
-	rev, err := s.record(ctx, &attempts, no, 1, operator.RevisionCreated, &content, &operator.RevisionContent{})
+	rev, err := s.record(ctx, &attempts, no, 1, revisionOf{reason: operator.RevisionCreated, content: &content, before: &operator.RevisionContent{}})
 	if err != nil {
 		return err
 	}
@@ -146,23 +172,31 @@ func (s *recordingStorage) GuaranteedUpdate(ctx context.Context, key string, des
 		// through and whatever status the client sent.
 		no.Status.Revision = old.Status.Revision
 		oldContent, newContent := old.Spec.Content(), no.Spec.Content()
-		if !s.enabled() || oldContent.Equal(&newContent) {
+		specChanged := !oldContent.Equal(&newContent)
+		// A status write can tell that a ConfigMap's data changed; a spec write keeps the
+		// stored status, so only the status subresource moves these digests.
+		changedMaps := changedConfigMaps(old.Status.ConfigMapDigests, no.Status.ConfigMapDigests)
+		if !s.enabled() || (!specChanged && len(changedMaps) == 0) {
 			return out, ttl, nil
 		}
-		reason, head := operator.RevisionUpdated, old.Status.Revision
+		next := revisionOf{reason: operator.RevisionUpdated, content: &newContent, before: &oldContent}
+		if !specChanged {
+			next = revisionOf{reason: operator.RevisionConfigMapChanged, content: &newContent, digests: no.Status.ConfigMapDigests, changed: changedMaps}
+		}
+		head := old.Status.Revision
 		if old.UID == "" { // server-side apply creating the object
-			reason = operator.RevisionCreated
+			next.reason = operator.RevisionCreated
 		} else if head == 0 && !oldContent.IsEmpty() {
 			// Content stored before revisions were recorded becomes revision 1, so that
 			// a rollback can reach it.
-			adopted, err := s.record(ctx, &attempts, old, 1, operator.RevisionAdopted, &oldContent, &operator.RevisionContent{})
+			adopted, err := s.record(ctx, &attempts, old, 1, revisionOf{reason: operator.RevisionAdopted, content: &oldContent, before: &operator.RevisionContent{}, digests: old.Status.ConfigMapDigests})
 			if err != nil {
 				return nil, nil, err
 			}
 			committed[adopted.UID] = true
 			head = 1
 		}
-		rev, err := s.record(ctx, &attempts, no, head+1, reason, &newContent, &oldContent)
+		rev, err := s.record(ctx, &attempts, no, head+1, next)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -203,20 +237,25 @@ func (s *recordingStorage) Delete(ctx context.Context, key string, out runtime.O
 // the same name, one this write made in an attempt that did not commit, one based on an
 // older version of the object, or one left longer than abandonedAfter. Otherwise another
 // write is recording it now, and this one gets a Conflict to try again.
-func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.NginxOperatorRevision, no *operator.NginxOperator, n int64,
-	reason operator.RevisionReason, content, before *operator.RevisionContent) (*operator.NginxOperatorRevision, error) {
+func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.NginxOperatorRevision, no *operator.NginxOperator, n int64, what revisionOf) (*operator.NginxOperatorRevision, error) {
+	reason, content := what.reason, what.content
+	changed := what.changed
+	if changed == nil {
+		changed = content.ChangedFields(what.before)
+	}
 	rev := &operator.NginxOperatorRevision{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      operator.RevisionName(no.Name, n),
 			Namespace: no.Namespace,
 			Labels:    map[string]string{operator.NginxOperatorLabel: no.Name},
 		},
-		Revision:      n,
-		NginxOperator: no.Name,
-		Reason:        reason,
-		Changed:       content.ChangedFields(before),
-		ContentHash:   content.Hash(),
-		Content:       *content,
+		Revision:         n,
+		NginxOperator:    no.Name,
+		Reason:           reason,
+		Changed:          changed,
+		ContentHash:      content.HashWith(what.digests),
+		Content:          *content,
+		ConfigMapDigests: append([]operator.ConfigMapDigest(nil), what.digests...),
 	}
 	// An update's object carries the resourceVersion it was read at, which its commit
 	// requires; a create's carries none.
@@ -230,7 +269,8 @@ func (s *recordingStorage) record(ctx context.Context, attempts *[]*operator.Ngi
 			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false),
 		}}
 	}
-	if reason != operator.RevisionAdopted {
+	// Adopted content and a ConfigMap's new data have no requester the apiserver knows.
+	if reason != operator.RevisionAdopted && reason != operator.RevisionConfigMapChanged {
 		if user, ok := genericapirequest.UserFrom(ctx); ok {
 			rev.Requester = user.GetName()
 		}

@@ -17,6 +17,7 @@ limitations under the License.
 package nginxoperator
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -64,6 +65,34 @@ func TestARevisionNobodyCanPointAtIsReplaced(t *testing.T) {
 			}
 			if got := s.replaceable(tc.existing, no, no.ResourceVersion, attempts); got != tc.replaceable {
 				t.Errorf("replaceable = %v, want %v", got, tc.replaceable)
+			}
+		})
+	}
+}
+
+func TestOnlyNewDataOfTheSameConfigMapIsAChange(t *testing.T) {
+	digests := func(pairs ...string) []operator.ConfigMapDigest {
+		var d []operator.ConfigMapDigest
+		for i := 0; i < len(pairs); i += 3 {
+			d = append(d, operator.ConfigMapDigest{Name: pairs[i], Key: pairs[i+1], Digest: pairs[i+2]})
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name        string
+		before, now []operator.ConfigMapDigest
+		want        string
+	}{
+		{"unchanged", digests("site", "", "a"), digests("site", "", "a"), "[]"},
+		{"new data", digests("site", "", "a", "conf", "nginx.conf", "b"), digests("site", "", "a", "conf", "nginx.conf", "c"), "[ConfigMap conf]"},
+		{"first report", nil, digests("site", "", "a"), "[]"},
+		{"another ConfigMap (the spec changed)", digests("site", "", "a"), digests("pages", "", "b"), "[]"},
+		{"another key of the same ConfigMap", digests("conf", "a.conf", "x"), digests("conf", "b.conf", "y"), "[]"},
+		{"gone", digests("site", "", "a"), nil, "[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fmt.Sprint(changedConfigMaps(tc.before, tc.now)); got != tc.want {
+				t.Errorf("changed = %s, want %s", got, tc.want)
 			}
 		})
 	}

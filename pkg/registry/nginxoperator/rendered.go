@@ -157,10 +157,15 @@ func volumeFiles(v *corev1.Volume, template *corev1.PodTemplateSpec, configMaps 
 		var files []operator.RenderedFile
 		for _, item := range v.DownwardAPI.Items {
 			f := operator.RenderedFile{Path: item.Path, Source: "the pod's " + fieldPath(item)}
-			if key, ok := annotationKey(item); ok {
-				f.Content = template.Annotations[key]
-			} else {
+			key, ok := annotationKey(item)
+			content, inTemplate := template.Annotations[key]
+			switch {
+			case !ok:
 				f.Withheld = "known only in the pod"
+			case !inTemplate:
+				f.Withheld = "set on each pod, not in the pod template"
+			default:
+				f.Content = content
 			}
 			files = append(files, f)
 		}

@@ -193,5 +193,6 @@ func autoConvert_operator_NginxOperatorStatus_To_v1alpha1_NginxOperatorStatus(in
 	// WARNING: in.RealQPS requires manual conversion: does not exist in peer-type
 	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
 	// WARNING: in.Revision requires manual conversion: does not exist in peer-type
+	// WARNING: in.ConfigMapDigests requires manual conversion: does not exist in peer-type
 	return nil
 }

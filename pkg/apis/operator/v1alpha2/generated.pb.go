@@ -36,6 +36,8 @@ import (
 	intstr "k8s.io/apimachinery/pkg/util/intstr"
 )
 
+func (m *ConfigMapDigest) Reset() { *m = ConfigMapDigest{} }
+
 func (m *ConfigMapFiles) Reset() { *m = ConfigMapFiles{} }
 
 func (m *ConfigMapKeyReference) Reset() { *m = ConfigMapKeyReference{} }
@@ -77,6 +79,44 @@ func (m *ServicePort) Reset() { *m = ServicePort{} }
 func (m *ServiceSpec) Reset() { *m = ServiceSpec{} }
 
 func (m *TLSSecret) Reset() { *m = TLSSecret{} }
+
+func (m *ConfigMapDigest) Marshal() (dAtA []byte, err error) {
+	size := m.Size()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBuffer(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *ConfigMapDigest) MarshalTo(dAtA []byte) (int, error) {
+	size := m.Size()
+	return m.MarshalToSizedBuffer(dAtA[:size])
+}
+
+func (m *ConfigMapDigest) MarshalToSizedBuffer(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	i -= len(m.Digest)
+	copy(dAtA[i:], m.Digest)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Digest)))
+	i--
+	dAtA[i] = 0x1a
+	i -= len(m.Key)
+	copy(dAtA[i:], m.Key)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Key)))
+	i--
+	dAtA[i] = 0x12
+	i -= len(m.Name)
+	copy(dAtA[i:], m.Name)
+	i = encodeVarintGenerated(dAtA, i, uint64(len(m.Name)))
+	i--
+	dAtA[i] = 0xa
+	return len(dAtA) - i, nil
+}
 
 func (m *ConfigMapFiles) Marshal() (dAtA []byte, err error) {
 	size := m.Size()
@@ -397,6 +437,20 @@ func (m *NginxOperatorRevision) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if len(m.ConfigMapDigests) > 0 {
+		for iNdEx := len(m.ConfigMapDigests) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.ConfigMapDigests[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenerated(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x52
+		}
+	}
 	{
 		size, err := m.Content.MarshalToSizedBuffer(dAtA[:i])
 		if err != nil {
@@ -783,6 +837,20 @@ func (m *NginxOperatorStatus) MarshalToSizedBuffer(dAtA []byte) (int, error) {
 	_ = i
 	var l int
 	_ = l
+	if len(m.ConfigMapDigests) > 0 {
+		for iNdEx := len(m.ConfigMapDigests) - 1; iNdEx >= 0; iNdEx-- {
+			{
+				size, err := m.ConfigMapDigests[iNdEx].MarshalToSizedBuffer(dAtA[:i])
+				if err != nil {
+					return 0, err
+				}
+				i -= size
+				i = encodeVarintGenerated(dAtA, i, uint64(size))
+			}
+			i--
+			dAtA[i] = 0x4a
+		}
+	}
 	i = encodeVarintGenerated(dAtA, i, uint64(m.Revision))
 	i--
 	dAtA[i] = 0x40
@@ -1405,6 +1473,21 @@ func encodeVarintGenerated(dAtA []byte, offset int, v uint64) int {
 	dAtA[offset] = uint8(v)
 	return base
 }
+func (m *ConfigMapDigest) Size() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.Name)
+	n += 1 + l + sovGenerated(uint64(l))
+	l = len(m.Key)
+	n += 1 + l + sovGenerated(uint64(l))
+	l = len(m.Digest)
+	n += 1 + l + sovGenerated(uint64(l))
+	return n
+}
+
 func (m *ConfigMapFiles) Size() (n int) {
 	if m == nil {
 		return 0
@@ -1538,6 +1621,12 @@ func (m *NginxOperatorRevision) Size() (n int) {
 	n += 1 + l + sovGenerated(uint64(l))
 	l = m.Content.Size()
 	n += 1 + l + sovGenerated(uint64(l))
+	if len(m.ConfigMapDigests) > 0 {
+		for _, e := range m.ConfigMapDigests {
+			l = e.Size()
+			n += 1 + l + sovGenerated(uint64(l))
+		}
+	}
 	return n
 }
 
@@ -1675,6 +1764,12 @@ func (m *NginxOperatorStatus) Size() (n int) {
 		}
 	}
 	n += 1 + sovGenerated(uint64(m.Revision))
+	if len(m.ConfigMapDigests) > 0 {
+		for _, e := range m.ConfigMapDigests {
+			l = e.Size()
+			n += 1 + l + sovGenerated(uint64(l))
+		}
+	}
 	return n
 }
 
@@ -1901,6 +1996,18 @@ func sovGenerated(x uint64) (n int) {
 func sozGenerated(x uint64) (n int) {
 	return sovGenerated(uint64((x << 1) ^ uint64((int64(x) >> 63))))
 }
+func (this *ConfigMapDigest) String() string {
+	if this == nil {
+		return "nil"
+	}
+	s := strings.Join([]string{`&ConfigMapDigest{`,
+		`Name:` + fmt.Sprintf("%v", this.Name) + `,`,
+		`Key:` + fmt.Sprintf("%v", this.Key) + `,`,
+		`Digest:` + fmt.Sprintf("%v", this.Digest) + `,`,
+		`}`,
+	}, "")
+	return s
+}
 func (this *ConfigMapFiles) String() string {
 	if this == nil {
 		return "nil"
@@ -1995,6 +2102,11 @@ func (this *NginxOperatorRevision) String() string {
 	if this == nil {
 		return "nil"
 	}
+	repeatedStringForConfigMapDigests := "[]ConfigMapDigest{"
+	for _, f := range this.ConfigMapDigests {
+		repeatedStringForConfigMapDigests += strings.Replace(strings.Replace(f.String(), "ConfigMapDigest", "ConfigMapDigest", 1), `&`, ``, 1) + ","
+	}
+	repeatedStringForConfigMapDigests += "}"
 	s := strings.Join([]string{`&NginxOperatorRevision{`,
 		`ObjectMeta:` + strings.Replace(strings.Replace(fmt.Sprintf("%v", this.ObjectMeta), "ObjectMeta", "v1.ObjectMeta", 1), `&`, ``, 1) + `,`,
 		`Revision:` + fmt.Sprintf("%v", this.Revision) + `,`,
@@ -2005,6 +2117,7 @@ func (this *NginxOperatorRevision) String() string {
 		`Changed:` + fmt.Sprintf("%v", this.Changed) + `,`,
 		`ContentHash:` + fmt.Sprintf("%v", this.ContentHash) + `,`,
 		`Content:` + strings.Replace(strings.Replace(this.Content.String(), "RevisionContent", "RevisionContent", 1), `&`, ``, 1) + `,`,
+		`ConfigMapDigests:` + repeatedStringForConfigMapDigests + `,`,
 		`}`,
 	}, "")
 	return s
@@ -2098,6 +2211,11 @@ func (this *NginxOperatorStatus) String() string {
 		repeatedStringForConditions += fmt.Sprintf("%v", f) + ","
 	}
 	repeatedStringForConditions += "}"
+	repeatedStringForConfigMapDigests := "[]ConfigMapDigest{"
+	for _, f := range this.ConfigMapDigests {
+		repeatedStringForConfigMapDigests += strings.Replace(strings.Replace(f.String(), "ConfigMapDigest", "ConfigMapDigest", 1), `&`, ``, 1) + ","
+	}
+	repeatedStringForConfigMapDigests += "}"
 	s := strings.Join([]string{`&NginxOperatorStatus{`,
 		`ObservedGeneration:` + fmt.Sprintf("%v", this.ObservedGeneration) + `,`,
 		`Replicas:` + fmt.Sprintf("%v", this.Replicas) + `,`,
@@ -2107,6 +2225,7 @@ func (this *NginxOperatorStatus) String() string {
 		`RealQPS:` + valueToStringGenerated(this.RealQPS) + `,`,
 		`Conditions:` + repeatedStringForConditions + `,`,
 		`Revision:` + fmt.Sprintf("%v", this.Revision) + `,`,
+		`ConfigMapDigests:` + repeatedStringForConfigMapDigests + `,`,
 		`}`,
 	}, "")
 	return s
@@ -2314,6 +2433,152 @@ func valueToStringGenerated(v interface{}) string {
 	}
 	pv := reflect.Indirect(rv).Interface()
 	return fmt.Sprintf("*%v", pv)
+}
+func (m *ConfigMapDigest) Unmarshal(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		for shift := uint(0); ; shift += 7 {
+			if shift >= 64 {
+				return ErrIntOverflowGenerated
+			}
+			if iNdEx >= l {
+				return io.ErrUnexpectedEOF
+			}
+			b := dAtA[iNdEx]
+			iNdEx++
+			wire |= uint64(b&0x7F) << shift
+			if b < 0x80 {
+				break
+			}
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: ConfigMapDigest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: ConfigMapDigest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Name", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Name = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Key", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Key = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Digest", wireType)
+			}
+			var stringLen uint64
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				stringLen |= uint64(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Digest = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := skipGenerated(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
 }
 func (m *ConfigMapFiles) Unmarshal(dAtA []byte) error {
 	l := len(dAtA)
@@ -3491,6 +3756,40 @@ func (m *NginxOperatorRevision) Unmarshal(dAtA []byte) error {
 				return err
 			}
 			iNdEx = postIndex
+		case 10:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ConfigMapDigests", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ConfigMapDigests = append(m.ConfigMapDigests, ConfigMapDigest{})
+			if err := m.ConfigMapDigests[len(m.ConfigMapDigests)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])
@@ -4614,6 +4913,40 @@ func (m *NginxOperatorStatus) Unmarshal(dAtA []byte) error {
 					break
 				}
 			}
+		case 9:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ConfigMapDigests", wireType)
+			}
+			var msglen int
+			for shift := uint(0); ; shift += 7 {
+				if shift >= 64 {
+					return ErrIntOverflowGenerated
+				}
+				if iNdEx >= l {
+					return io.ErrUnexpectedEOF
+				}
+				b := dAtA[iNdEx]
+				iNdEx++
+				msglen |= int(b&0x7F) << shift
+				if b < 0x80 {
+					break
+				}
+			}
+			if msglen < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return ErrInvalidLengthGenerated
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ConfigMapDigests = append(m.ConfigMapDigests, ConfigMapDigest{})
+			if err := m.ConfigMapDigests[len(m.ConfigMapDigests)-1].Unmarshal(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
 			skippy, err := skipGenerated(dAtA[iNdEx:])

@@ -396,6 +396,26 @@ type NginxOperatorStatus struct {
 	// apiserver in the write that records the revision, never by a client.
 	// +optional
 	Revision int64 `json:"revision,omitempty" protobuf:"varint,8,opt,name=revision"`
+	// configMapDigests are the digests of the data the pods mount from ConfigMaps
+	// (spec.config.configMapKeyRef's key, every key of a spec.files ConfigMap), as the
+	// controller last read it. A change of one records a revision, reason
+	// ConfigMapChanged. At most 21.
+	// +optional
+	// +listType=atomic
+	// +k8s:validation:maxItems=21
+	ConfigMapDigests []ConfigMapDigest `json:"configMapDigests,omitempty" protobuf:"bytes,9,rep,name=configMapDigests"`
+}
+
+// ConfigMapDigest is the digest of what the pods mount of one ConfigMap.
+type ConfigMapDigest struct {
+	// name of the ConfigMap.
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	// key is the one key mounted (spec.config.configMapKeyRef); empty for every key
+	// (spec.files).
+	// +optional
+	Key string `json:"key,omitempty" protobuf:"bytes,2,opt,name=key"`
+	// digest is the start of the SHA-256 of the mounted data, in hex.
+	Digest string `json:"digest" protobuf:"bytes,3,opt,name=digest"`
 }
 
 // +genclient
@@ -418,7 +438,8 @@ type NginxOperatorRevision struct {
 	// requester is the user whose write made the revision.
 	// +optional
 	Requester string `json:"requester,omitempty" protobuf:"bytes,4,opt,name=requester"`
-	// reason is Created, Updated, RolledBack (by the rollback subresource) or Adopted.
+	// reason is Created, Updated, RolledBack (by the rollback subresource), Adopted or
+	// ConfigMapChanged.
 	Reason RevisionReason `json:"reason" protobuf:"bytes,5,opt,name=reason,casttype=RevisionReason"`
 	// rolledBackTo is the revision whose content a rollback restored.
 	// +optional
@@ -427,11 +448,16 @@ type NginxOperatorRevision struct {
 	// +optional
 	// +listType=atomic
 	Changed []string `json:"changed,omitempty" protobuf:"bytes,7,rep,name=changed"`
-	// contentHash is the SHA-256 of content, to compare revisions.
+	// contentHash is the SHA-256 of content and configMapDigests, to compare revisions.
 	ContentHash string `json:"contentHash" protobuf:"bytes,8,opt,name=contentHash"`
 	// content is what the spec mounted: the inline nginx.conf itself, and the names of
 	// the ConfigMaps and Secrets it referenced (never their data).
 	Content RevisionContent `json:"content" protobuf:"bytes,9,opt,name=content"`
+	// configMapDigests are the digests of the mounted ConfigMaps' data, at a
+	// ConfigMapChanged revision: the data itself is the cluster's, not copied here.
+	// +optional
+	// +listType=atomic
+	ConfigMapDigests []ConfigMapDigest `json:"configMapDigests,omitempty" protobuf:"bytes,10,rep,name=configMapDigests"`
 }
 
 // RevisionReason is why a revision was recorded.
@@ -446,6 +472,9 @@ const (
 	// RevisionAdopted is the content an NginxOperator stored before revisions existed
 	// had, recorded at its first content change since (no requester is known).
 	RevisionAdopted RevisionReason = "Adopted"
+	// RevisionConfigMapChanged is a change of the data of a ConfigMap the spec mounts,
+	// as the controller read it; no requester is known.
+	RevisionConfigMapChanged RevisionReason = "ConfigMapChanged"
 )
 
 // RevisionContent holds the content fields of a spec.

@@ -22,6 +22,11 @@ limitations under the License.
 package v1alpha2
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in ConfigMapDigest) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.ConfigMapDigest"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ConfigMapFiles) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.ConfigMapFiles"
 }

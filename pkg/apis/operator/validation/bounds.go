@@ -72,6 +72,9 @@ const (
 	MaxSelectorValues = 64
 	// MaxConditions bounds status.conditions; the controller writes six.
 	MaxConditions = 8
+	// MaxConfigMapDigests bounds status.configMapDigests: spec.config's ConfigMap and
+	// spec.files' twenty.
+	MaxConfigMapDigests = 21
 )
 
 // ValidateSpecBounds reports every list and map of the spec that is longer than its

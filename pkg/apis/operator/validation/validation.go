@@ -101,6 +101,9 @@ func ValidateNginxOperatorStatus(status *operator.NginxOperatorStatus, fldPath *
 	if status.RealQPS != nil {
 		allErrs = append(allErrs, apimachineryvalidation.ValidateNonnegativeField(*status.RealQPS, fldPath.Child("realQPS"))...)
 	}
+	if len(status.ConfigMapDigests) > MaxConfigMapDigests {
+		allErrs = append(allErrs, field.TooMany(fldPath.Child("configMapDigests"), len(status.ConfigMapDigests), MaxConfigMapDigests))
+	}
 	if len(status.Conditions) > MaxConditions {
 		return append(allErrs, field.TooMany(fldPath.Child("conditions"), len(status.Conditions), MaxConditions))
 	}

@@ -46,6 +46,11 @@ type NginxOperatorStatusApplyConfiguration struct {
 	// <name>-<revision>); 0 while the spec has never mounted content. Set by the
 	// apiserver in the write that records the revision, never by a client.
 	Revision *int64 `json:"revision,omitempty"`
+	// configMapDigests are the digests of the data the pods mount from ConfigMaps
+	// (spec.config.configMapKeyRef's key, every key of a spec.files ConfigMap), as the
+	// controller last read it. A change of one records a revision, reason
+	// ConfigMapChanged. At most 21.
+	ConfigMapDigests []ConfigMapDigestApplyConfiguration `json:"configMapDigests,omitempty"`
 }
 
 // NginxOperatorStatusApplyConfiguration constructs a declarative configuration of the NginxOperatorStatus type for use with
@@ -120,5 +125,18 @@ func (b *NginxOperatorStatusApplyConfiguration) WithConditions(values ...*v1.Con
 // If called multiple times, the Revision field is set to the value of the last call.
 func (b *NginxOperatorStatusApplyConfiguration) WithRevision(value int64) *NginxOperatorStatusApplyConfiguration {
 	b.Revision = &value
+	return b
+}
+
+// WithConfigMapDigests adds the given value to the ConfigMapDigests field in the declarative configuration
+// and returns the receiver, so that objects can be build by chaining "With" function invocations.
+// If called multiple times, values provided by each call will be appended to the ConfigMapDigests field.
+func (b *NginxOperatorStatusApplyConfiguration) WithConfigMapDigests(values ...*ConfigMapDigestApplyConfiguration) *NginxOperatorStatusApplyConfiguration {
+	for i := range values {
+		if values[i] == nil {
+			panic("nil value passed to WithConfigMapDigests")
+		}
+		b.ConfigMapDigests = append(b.ConfigMapDigests, *values[i])
+	}
 	return b
 }
