@@ -67,9 +67,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.referencing("Secret"))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
-			// Per object: exponential backoff up to maxRetryDelay. Overall: the same 10 qps
-			// bucket controller-runtime's default limiter has, so many failing objects
-			// together cannot flood the API server.
+			// Per object: exponential backoff up to maxRetryDelay. Overall: a 10 qps bucket
+			// (burst 100), as client-go's DefaultTypedControllerRateLimiter has, so many
+			// failing objects together cannot flood the API server. controller-runtime
+			// v0.25's own default, with its priority queue, is the per-item backoff alone.
 			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
 				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minRetryDelay, maxRetryDelay),
 				&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(10), 100)},
