@@ -53,12 +53,8 @@ func newHistoryCommand(c *clients, streams genericiooptions.IOStreams) *cobra.Co
 			if err != nil {
 				return err
 			}
-			if printFlags.OutputFormat != nil && *printFlags.OutputFormat != "" {
-				printer, err := printFlags.ToPrinter()
-				if err != nil {
-					return err
-				}
-				return printer.PrintObj(&v1alpha2.NginxOperatorRevisionList{Items: revisions}, streams.Out)
+			if printed, err := printWith(printFlags, &v1alpha2.NginxOperatorRevisionList{Items: revisions}, streams.Out); printed {
+				return err
 			}
 			if len(revisions) == 0 {
 				fmt.Fprintf(streams.ErrOut, "NginxOperator %s has no revision: its spec never mounted config, files or tls.\n", no.Name)

@@ -50,12 +50,8 @@ func newRenderedCommand(c *clients, streams genericiooptions.IOStreams) *cobra.C
 			if err != nil {
 				return err
 			}
-			if printFlags.OutputFormat != nil && *printFlags.OutputFormat != "" {
-				printer, err := printFlags.ToPrinter()
-				if err != nil {
-					return err
-				}
-				return printer.PrintObj(view, streams.Out)
+			if printed, err := printWith(printFlags, view, streams.Out); printed {
+				return err
 			}
 			return writeRendered(streams.Out, view)
 		},

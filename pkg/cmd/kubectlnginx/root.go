@@ -21,8 +21,10 @@ package kubectlnginx
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -73,4 +75,17 @@ func (c *clients) operator() (v1alpha2client.OperatorV1alpha2Interface, string, 
 		return nil, "", fmt.Errorf("building the client: %w", err)
 	}
 	return cs.OperatorV1alpha2(), namespace, nil
+}
+
+// printWith prints obj with -o's printer and reports true, or reports false when -o was
+// not given and the command prints its own text.
+func printWith(printFlags *genericclioptions.PrintFlags, obj runtime.Object, out io.Writer) (bool, error) {
+	if printFlags.OutputFormat == nil || *printFlags.OutputFormat == "" {
+		return false, nil
+	}
+	printer, err := printFlags.ToPrinter()
+	if err != nil {
+		return true, err
+	}
+	return true, printer.PrintObj(obj, out)
 }

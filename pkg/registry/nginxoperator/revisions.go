@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metainternalversion "k8s.io/apimachinery/pkg/apis/meta/internalversion"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -170,17 +169,7 @@ var revisionColumns = []metav1.TableColumnDefinition{
 type revisionTable struct{}
 
 func (revisionTable) ConvertToTable(_ context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	table := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		table.ColumnDefinitions = revisionColumns
-	}
-	if m, err := meta.ListAccessor(object); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-		table.Continue = m.GetContinue()
-		table.RemainingItemCount = m.GetRemainingItemCount()
-	} else if m, err := meta.CommonAccessor(object); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-	}
+	table := newTable(object, tableOptions, revisionColumns)
 	switch o := object.(type) {
 	case *operator.NginxOperatorRevision:
 		table.Rows = []metav1.TableRow{revisionRow(o)}

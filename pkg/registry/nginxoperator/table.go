@@ -50,17 +50,7 @@ var tableColumns = []metav1.TableColumnDefinition{
 type tableConvertor struct{}
 
 func (tableConvertor) ConvertToTable(ctx context.Context, object runtime.Object, tableOptions runtime.Object) (*metav1.Table, error) {
-	table := &metav1.Table{}
-	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
-		table.ColumnDefinitions = tableColumns
-	}
-	if m, err := meta.ListAccessor(object); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-		table.Continue = m.GetContinue()
-		table.RemainingItemCount = m.GetRemainingItemCount()
-	} else if m, err := meta.CommonAccessor(object); err == nil {
-		table.ResourceVersion = m.GetResourceVersion()
-	}
+	table := newTable(object, tableOptions, tableColumns)
 	var err error
 	switch o := object.(type) {
 	case *operator.NginxOperator:
@@ -152,4 +142,21 @@ func ageCell(created metav1.Time) string {
 		return "<unknown>"
 	}
 	return duration.HumanDuration(metav1.Now().Sub(created.Time))
+}
+
+// newTable starts the table of object: the columns unless the client asked for no
+// headers, and the list's or the object's resourceVersion and paging.
+func newTable(object, tableOptions runtime.Object, columns []metav1.TableColumnDefinition) *metav1.Table {
+	table := &metav1.Table{}
+	if opts, ok := tableOptions.(*metav1.TableOptions); !ok || !opts.NoHeaders {
+		table.ColumnDefinitions = columns
+	}
+	if m, err := meta.ListAccessor(object); err == nil {
+		table.ResourceVersion = m.GetResourceVersion()
+		table.Continue = m.GetContinue()
+		table.RemainingItemCount = m.GetRemainingItemCount()
+	} else if m, err := meta.CommonAccessor(object); err == nil {
+		table.ResourceVersion = m.GetResourceVersion()
+	}
+	return table
 }
