@@ -183,8 +183,9 @@ func (h *harness) reconcile(name string) []string {
 	return h.writes.take()
 }
 
-// reconcileFailing expects the reconcile to fail and returns its error.
-func (h *harness) reconcileFailing(name string) (error, []string) {
+// reconcileFailing expects the reconcile to fail and returns the writes it made and its
+// error.
+func (h *harness) reconcileFailing(name string) ([]string, error) {
 	h.t.Helper()
 	result, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: name}})
 	if err == nil {
@@ -193,7 +194,7 @@ func (h *harness) reconcileFailing(name string) (error, []string) {
 	if result != (ctrl.Result{}) {
 		h.t.Errorf("result = %+v; with an error only the rate limiter may schedule the retry", result)
 	}
-	return err, h.writes.take()
+	return h.writes.take(), err
 }
 
 // deploymentAvailable plays the Deployment controller: the rollout of the named

@@ -62,7 +62,7 @@ func TestReconcileReportsARefusedDeployment(t *testing.T) {
 	h.refuse("Deployment", refusedDeployment("web"))
 	failedBefore := reconcileCount("operand_failed")
 
-	err, writes := h.reconcileFailing("web")
+	writes, err := h.reconcileFailing("web")
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("returned %v, want the server's Invalid error", err)
 	}
@@ -83,7 +83,7 @@ func TestReconcileReportsARefusedDeployment(t *testing.T) {
 	}
 
 	// A retry that meets the same refusal tries the apply again but rewrites nothing.
-	if _, writes := h.reconcileFailing("web"); strings.Join(writes, ",") != "apply Deployment" {
+	if writes, _ := h.reconcileFailing("web"); strings.Join(writes, ",") != "apply Deployment" {
 		t.Errorf("retry wrote %q, want only the apply attempt", writes)
 	}
 
@@ -132,7 +132,7 @@ func TestReconcileReportsARefusedService(t *testing.T) {
 	h := newHarness(t, no)
 	h.refuse("Service", refusedService("web"))
 
-	err, writes := h.reconcileFailing("web")
+	writes, err := h.reconcileFailing("web")
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("returned %v, want the server's Invalid error", err)
 	}
