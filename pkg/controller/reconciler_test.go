@@ -75,9 +75,8 @@ type harness struct {
 	recorder *events.FakeRecorder
 	r        *Reconciler
 
-	mu           sync.Mutex
-	refuseApply  map[string]error // by kind
-	applyAttempt map[string]int   // by kind, refused ones included
+	mu          sync.Mutex
+	refuseApply map[string]error // by kind
 }
 
 // refuse makes every apply of kind fail with err, as the API server would; nil lifts it.
@@ -87,22 +86,15 @@ func (h *harness) refuse(kind string, err error) {
 	h.refuseApply[kind] = err
 }
 
-func (h *harness) attempts(kind string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.applyAttempt[kind]
-}
-
 func (h *harness) applyOutcome(kind string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.applyAttempt[kind]++
 	return h.refuseApply[kind]
 }
 
 func newHarness(t *testing.T, objs ...client.Object) *harness {
 	log := &writeLog{}
-	h := &harness{t: t, writes: log, refuseApply: map[string]error{}, applyAttempt: map[string]int{}}
+	h := &harness{t: t, writes: log, refuseApply: map[string]error{}}
 	c := fake.NewClientBuilder().
 		WithScheme(NewScheme()).
 		WithStatusSubresource(&v1alpha2.NginxOperator{}).
