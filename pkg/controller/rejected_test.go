@@ -113,7 +113,7 @@ func TestReconcileKeepsAvailableWhenAnUpdateIsRefused(t *testing.T) {
 	policy := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", nil)
 	policy.ErrStatus.Message = `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: image refused`
 	h.refuse("Deployment", policy)
-	h.reconcileFailing("web")
+	_, _ = h.reconcileFailing("web")
 
 	if c := h.condition("web", v1alpha2.ConditionAvailable); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "2 pods") {
 		t.Errorf("Available = %+v; the previous Deployment still serves 2 pods", c)
@@ -142,7 +142,7 @@ func TestReconcileReportsARefusedService(t *testing.T) {
 
 	// The Deployment becomes available: Available says so although the Service is missing.
 	h.deploymentAvailable("web", 2)
-	h.reconcileFailing("web")
+	_, _ = h.reconcileFailing("web")
 	if c := h.condition("web", v1alpha2.ConditionAvailable); c.Status != metav1.ConditionTrue {
 		t.Errorf("Available = %+v; the Deployment serves", c)
 	}
