@@ -30,12 +30,12 @@ bundle: ## The OLM bundle in bundle/ (ClusterServiceVersion, annotations, bundle
 # hack/release cuts and checks releases, with dependencies (SPDX) the product does not have.
 MODULES := . pkg/apis pkg/generated hack test hack/release
 
-verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet complains, the modules disagree on the product's dependencies, or a test sleeps outside hack/test-sleeps.allow
+verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet or golangci-lint (.golangci.yml; a test's time.Sleep included) complains, or the modules disagree on the product's dependencies
 	./hack/verify-codegen.sh
 	./hack/verify-modules.sh
-	./hack/verify-test-sleeps.sh
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@for m in $(MODULES); do echo "go vet ($$m)"; CGO_ENABLED=0 $(GO) -C $$m vet -trimpath ./... || exit 1; done
+	./hack/verify-lint.sh
 
 # As root (the only way to run a real node) also kubelet, kube-proxy, CoreDNS and metrics-server.
 tools: ## Build the pinned etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and Helm (cached); as root also kubelet, kube-proxy, CoreDNS, metrics-server, OLM's olm-operator, cert-manager, the Prometheus Operator and Prometheus, and what the real-node test cuts, signs and pushes a release with (cosign, distribution's registry, crane)

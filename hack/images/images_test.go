@@ -425,7 +425,7 @@ func waitWithTimeout(cmd *exec.Cmd, timeout time.Duration) error {
 		return err
 	case <-time.After(timeout):
 		_ = cmd.Process.Kill()
-		<-done
+		<-done //nolint:errcheck // Wait's error after the kill says only that it was killed
 		return context.DeadlineExceeded
 	}
 }

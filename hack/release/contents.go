@@ -126,7 +126,7 @@ func readLayer(l *layout, d ocispec.Descriptor, fn func(string, *tar.Header, io.
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var stream io.Reader = f
 	switch d.MediaType {
 	case ocispec.MediaTypeImageLayerGzip, "application/vnd.docker.image.rootfs.diff.tar.gzip":
@@ -134,7 +134,7 @@ func readLayer(l *layout, d ocispec.Descriptor, fn func(string, *tar.Header, io.
 		if err != nil {
 			return 0, err
 		}
-		defer gz.Close()
+		defer func() { _ = gz.Close() }() // read only
 		stream = gz
 	case ocispec.MediaTypeImageLayer:
 	default:

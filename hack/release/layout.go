@@ -163,7 +163,7 @@ func (l *layout) checkBlob(d ocispec.Descriptor) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	verifier := d.Digest.Verifier()
 	n, err := io.Copy(verifier, f)
 	if err != nil {

@@ -71,7 +71,7 @@ func imageCmd(args []string) error {
 	fs.StringVar(&img.SBOM, "sbom", "", "the SBOM to write, relative to -dir")
 	created := fs.String("created", "", "the SBOM's creation time (the release's source date), e.g. 2026-01-02T15:04:05Z")
 	record := fs.String("record", "", "where to write the image's record for release.json")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits
 	if *dir == "" || img.Layout == "" || img.Name == "" || img.Repository == "" || img.Tag == "" || img.SBOM == "" || *created == "" || *record == "" {
 		return fmt.Errorf("-dir, -layout, -name, -repository, -tag, -sbom, -created and -record are required")
 	}
@@ -104,7 +104,7 @@ func imageCmd(args []string) error {
 		return err
 	}
 	if err := writeSBOM(f, img, platforms, *created); err != nil {
-		f.Close()
+		_ = f.Close() // the write's error is the one to report
 		return err
 	}
 	if err := f.Close(); err != nil {
@@ -134,7 +134,7 @@ func chartValuesCmd(args []string) error {
 	file := fs.String("values", "", "the values.yaml to change in place")
 	sets := setFlags{}
 	fs.Var(sets, "set", "path.to.value=value (repeatable)")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits
 	data, err := os.ReadFile(*file)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func manifestCmd(args []string) error {
 	fs.StringVar(&m.Registry, "registry", "", "the registry prefix of the images")
 	fs.BoolVar(&m.ThrowawayKey, "throwaway-key", false, "signed with a key pair generated for this release")
 	fs.StringVar(&m.Chart.File, "chart", "", "the packaged chart, relative to -dir")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits
 	m.PublicKey, m.Bundle, m.Install = "cosign.pub", "bundle", "install.yaml"
 	m.Chart.Version, m.Chart.AppVersion = strings.TrimPrefix(m.Version, "v"), m.Version
 	for _, file := range strings.Split(*records, ",") {
@@ -173,7 +173,7 @@ func manifestCmd(args []string) error {
 		return err
 	}
 	if err := writeSizeReport(report, &m); err != nil {
-		report.Close()
+		_ = report.Close() // the write's error is the one to report
 		return err
 	}
 	if err := report.Close(); err != nil {
@@ -188,7 +188,7 @@ func manifestCmd(args []string) error {
 func sumsCmd(args []string) error {
 	fs := flag.NewFlagSet("sums", flag.ExitOnError)
 	dir := fs.String("dir", "", "the release directory")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits
 	return writeSums(*dir)
 }
 
@@ -198,7 +198,7 @@ func verifyCmd(args []string) error {
 	dir := fs.String("dir", "", "the release directory")
 	publicKey := fs.String("public-key", "", "the cosign public key the signatures must verify with (default: the release's cosign.pub)")
 	cosign := fs.String("cosign", "cosign", "the cosign binary")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits
 	problems, err := verifyRelease(*dir, *publicKey, *cosign)
 	if err != nil {
 		return err
@@ -218,7 +218,7 @@ func verifyCmd(args []string) error {
 func showCmd(args []string) error {
 	fs := flag.NewFlagSet("show", flag.ExitOnError)
 	dir := fs.String("dir", "", "the release directory")
-	fs.Parse(args)
+	_ = fs.Parse(args) // ExitOnError: a bad flag exits
 	var m manifest
 	if err := readJSONFile(filepath.Join(*dir, "release.json"), &m); err != nil {
 		return err

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -113,29 +114,32 @@ func writeJSON(file string, v any) error {
 // writeSizeReport writes images.txt: per image and platform the sizes a pull transfers
 // and unpacks, and the size of each Go binary, so that growth shows between releases.
 func writeSizeReport(w io.Writer, m *manifest) error {
-	fmt.Fprintf(w, "nginx-operator %s: images (%s/...) per platform, then their Go binaries.\n", m.Version, m.Registry)
-	fmt.Fprintf(w, "Sizes in MiB (1048576 bytes); release.json has them in bytes.\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "IMAGE\tPLATFORM\tCOMPRESSED\tUNCOMPRESSED\tMANIFEST\n")
+	// Put together in memory, where no write fails (the tabwriters' included), and then
+	// written in one go.
+	var report bytes.Buffer
+	fmt.Fprintf(&report, "nginx-operator %s: images (%s/...) per platform, then their Go binaries.\n", m.Version, m.Registry)
+	fmt.Fprintf(&report, "Sizes in MiB (1048576 bytes); release.json has them in bytes.\n\n")
+	tw := tabwriter.NewWriter(&report, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintf(tw, "IMAGE\tPLATFORM\tCOMPRESSED\tUNCOMPRESSED\tMANIFEST\n")
 	for _, img := range m.Images {
 		for _, p := range img.Platforms {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", img.Name, p.Platform, size(p.CompressedSize), size(p.UncompressedSize), p.Digest)
+			_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", img.Name, p.Platform, size(p.CompressedSize), size(p.UncompressedSize), p.Digest)
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "IMAGE\tPLATFORM\tBINARY\tSIZE\tGO\tMAIN MODULE\tMODULES\n")
+	_ = tw.Flush()
+	fmt.Fprintln(&report)
+	tw = tabwriter.NewWriter(&report, 0, 0, 2, ' ', 0)
+	_, _ = fmt.Fprintf(tw, "IMAGE\tPLATFORM\tBINARY\tSIZE\tGO\tMAIN MODULE\tMODULES\n")
 	for _, img := range m.Images {
 		for _, p := range img.Platforms {
 			for _, b := range p.Binaries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", img.Name, p.Platform, b.Path, size(b.Size), b.GoVersion, b.MainModule, b.Modules)
+				_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", img.Name, p.Platform, b.Path, size(b.Size), b.GoVersion, b.MainModule, b.Modules)
 			}
 		}
 	}
-	return tw.Flush()
+	_ = tw.Flush()
+	_, err := w.Write(report.Bytes())
+	return err
 }
 
 func size(n int64) string {

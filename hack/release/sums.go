@@ -79,7 +79,7 @@ func checkSums(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	listed := map[string]string{}
 	scanner := bufio.NewScanner(f)
 	for line := 1; scanner.Scan(); line++ {
@@ -127,7 +127,7 @@ func fileSHA256(file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err

@@ -135,7 +135,7 @@ func (v *verifier) checkSBOM(img imageRecord, l *layout) {
 		v.fail("image %s: SBOM: %v", img.Name, err)
 		return
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	doc, err := spdxjson.Read(f)
 	if err != nil {
 		v.fail("image %s: SBOM %s does not parse as SPDX JSON: %v", img.Name, img.SBOM, err)
@@ -327,7 +327,7 @@ func readChart(file string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	gz, err := gzip.NewReader(f)
 	if err != nil {
 		return nil, err

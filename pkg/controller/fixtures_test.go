@@ -32,9 +32,8 @@ import (
 
 // The shared fixtures (buildertest), under the names the tests use.
 var (
-	sample        = buildertest.Sample
-	withMetricsOn = buildertest.WithMetricsOn
-	reloading     = buildertest.Reloading
+	sample    = buildertest.Sample
+	reloading = buildertest.Reloading
 )
 
 // objectLabels are the labels the controller puts on what it writes: its pods carry them.

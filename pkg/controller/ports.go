@@ -17,7 +17,6 @@ limitations under the License.
 package controller
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -122,7 +121,7 @@ func strayPort(live metav1.Object, wanted map[string]bool, number int32, protoco
 			continue
 		}
 		owned := &fieldpath.Set{}
-		if err := owned.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		if err := owned.FromJSON(entry.FieldsV1.GetRawReader()); err != nil {
 			return false, err
 		}
 		if !ownsSome(owned, path) {

@@ -75,9 +75,8 @@ type harness struct {
 	recorder *events.FakeRecorder
 	r        *Reconciler
 
-	mu           sync.Mutex
-	refuseApply  map[string]error // by kind
-	applyAttempt map[string]int   // by kind, refused ones included
+	mu          sync.Mutex
+	refuseApply map[string]error // by kind
 }
 
 // refuse makes every apply of kind fail with err, as the API server would; nil lifts it.
@@ -87,22 +86,15 @@ func (h *harness) refuse(kind string, err error) {
 	h.refuseApply[kind] = err
 }
 
-func (h *harness) attempts(kind string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.applyAttempt[kind]
-}
-
 func (h *harness) applyOutcome(kind string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.applyAttempt[kind]++
 	return h.refuseApply[kind]
 }
 
 func newHarness(t *testing.T, objs ...client.Object) *harness {
 	log := &writeLog{}
-	h := &harness{t: t, writes: log, refuseApply: map[string]error{}, applyAttempt: map[string]int{}}
+	h := &harness{t: t, writes: log, refuseApply: map[string]error{}}
 	c := fake.NewClientBuilder().
 		WithScheme(NewScheme()).
 		WithStatusSubresource(&v1alpha2.NginxOperator{}).
@@ -183,8 +175,9 @@ func (h *harness) reconcile(name string) []string {
 	return h.writes.take()
 }
 
-// reconcileFailing expects the reconcile to fail and returns its error.
-func (h *harness) reconcileFailing(name string) (error, []string) {
+// reconcileFailing expects the reconcile to fail and returns the writes it made and its
+// error.
+func (h *harness) reconcileFailing(name string) ([]string, error) {
 	h.t.Helper()
 	result, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "shop", Name: name}})
 	if err == nil {
@@ -193,7 +186,7 @@ func (h *harness) reconcileFailing(name string) (error, []string) {
 	if result != (ctrl.Result{}) {
 		h.t.Errorf("result = %+v; with an error only the rate limiter may schedule the retry", result)
 	}
-	return err, h.writes.take()
+	return h.writes.take(), err
 }
 
 // deploymentAvailable plays the Deployment controller: the rollout of the named

@@ -62,7 +62,7 @@ func TestReconcileReportsARefusedDeployment(t *testing.T) {
 	h.refuse("Deployment", refusedDeployment("web"))
 	failedBefore := reconcileCount("operand_failed")
 
-	err, writes := h.reconcileFailing("web")
+	writes, err := h.reconcileFailing("web")
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("returned %v, want the server's Invalid error", err)
 	}
@@ -83,7 +83,7 @@ func TestReconcileReportsARefusedDeployment(t *testing.T) {
 	}
 
 	// A retry that meets the same refusal tries the apply again but rewrites nothing.
-	if _, writes := h.reconcileFailing("web"); strings.Join(writes, ",") != "apply Deployment" {
+	if writes, _ := h.reconcileFailing("web"); strings.Join(writes, ",") != "apply Deployment" {
 		t.Errorf("retry wrote %q, want only the apply attempt", writes)
 	}
 
@@ -113,7 +113,7 @@ func TestReconcileKeepsAvailableWhenAnUpdateIsRefused(t *testing.T) {
 	policy := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web", nil)
 	policy.ErrStatus.Message = `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'deny' with binding 'deny' denied request: image refused`
 	h.refuse("Deployment", policy)
-	h.reconcileFailing("web")
+	_, _ = h.reconcileFailing("web")
 
 	if c := h.condition("web", v1alpha2.ConditionAvailable); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "2 pods") {
 		t.Errorf("Available = %+v; the previous Deployment still serves 2 pods", c)
@@ -132,7 +132,7 @@ func TestReconcileReportsARefusedService(t *testing.T) {
 	h := newHarness(t, no)
 	h.refuse("Service", refusedService("web"))
 
-	err, writes := h.reconcileFailing("web")
+	writes, err := h.reconcileFailing("web")
 	if !apierrors.IsInvalid(err) {
 		t.Errorf("returned %v, want the server's Invalid error", err)
 	}
@@ -142,7 +142,7 @@ func TestReconcileReportsARefusedService(t *testing.T) {
 
 	// The Deployment becomes available: Available says so although the Service is missing.
 	h.deploymentAvailable("web", 2)
-	h.reconcileFailing("web")
+	_, _ = h.reconcileFailing("web")
 	if c := h.condition("web", v1alpha2.ConditionAvailable); c.Status != metav1.ConditionTrue {
 		t.Errorf("Available = %+v; the Deployment serves", c)
 	}

@@ -30,9 +30,7 @@ func TestListensOnLoopbackOnly(t *testing.T) {
 	}
 	defer e.Close()
 	var listeners []net.Listener
-	for _, l := range e.etcd.Clients {
-		listeners = append(listeners, l)
-	}
+	listeners = append(listeners, e.etcd.Clients...)
 	for _, p := range e.etcd.Peers {
 		listeners = append(listeners, p.Listener)
 	}

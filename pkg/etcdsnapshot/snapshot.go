@@ -101,7 +101,7 @@ func saveFrom(ctx context.Context, o Options, endpoint, path string) (Result, er
 	statusCtx, cancelStatus := context.WithTimeout(ctx, o.ConnectTimeout)
 	status, err := cli.Status(statusCtx, endpoint)
 	cancelStatus()
-	cli.Close()
+	_ = cli.Close() // used for one Status call: closing it loses nothing
 	if err != nil {
 		return Result{}, err
 	}
@@ -151,6 +151,6 @@ func syncDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer func() { _ = d.Close() }() // opened to sync, which says whether that worked
 	return d.Sync()
 }

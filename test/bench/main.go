@@ -105,7 +105,7 @@ func parseFlags() (*options, error) {
 func main() {
 	// The CRD client's unstructured serializer offers CBOR only with client-go's gate on;
 	// it is read once, on first use, so it is set before any client exists.
-	os.Setenv("KUBE_FEATURE_ClientsAllowCBOR", "true")
+	_ = os.Setenv("KUBE_FEATURE_ClientsAllowCBOR", "true") // fails only for an invalid name
 	o, err := parseFlags()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -230,7 +230,7 @@ func replicasOwner(no *v1alpha2.NginxOperator) string {
 		var fields struct {
 			Spec map[string]json.RawMessage `json:"f:spec"`
 		}
-		if e.FieldsV1 != nil && json.Unmarshal(e.FieldsV1.Raw, &fields) == nil && fields.Spec["f:replicas"] != nil {
+		if e.FieldsV1 != nil && json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields) == nil && fields.Spec["f:replicas"] != nil {
 			owners = append(owners, e.Manager+"/"+e.Subresource)
 		}
 	}

@@ -324,8 +324,8 @@ func legacyNginxOperator(namespace string, i int) *v1alpha1.NginxOperator {
 	}
 	if i%2 == 0 {
 		obj.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate,
-			APIVersion: v1alpha1.SchemeGroupVersion.String(), Time: &created, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(
-				`{"f:metadata":{"f:annotations":{".":{},"f:example.com/owner":{}},"f:labels":{".":{},"f:app":{},"f:tier":{}}},"f:spec":{".":{},"f:forceRedploy":{},"f:port":{},"f:replicas":{}}}`)}}}
+			APIVersion: v1alpha1.SchemeGroupVersion.String(), Time: &created, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(
+				`{"f:metadata":{"f:annotations":{".":{},"f:example.com/owner":{}},"f:labels":{".":{},"f:app":{},"f:tier":{}}},"f:spec":{".":{},"f:forceRedploy":{},"f:port":{},"f:replicas":{}}}`)}}
 	}
 	if i%4 == 1 {
 		obj.Status.Conditions = []metav1.Condition{{Type: "Available", Status: metav1.ConditionTrue, ObservedGeneration: 1,

@@ -84,7 +84,7 @@ func TestScaleOwnership(t *testing.T) {
 					t.Errorf("scaler entry recorded as %s subresource %q, want %s subresource scale", e.APIVersion, e.Subresource, apiVersion)
 				}
 				if e.Manager == "manager-a" && len(ownersOf(t, []metav1.ManagedFieldsEntry{e}, "spec")) == 0 {
-					t.Errorf("manager-a lost the rest of its spec: %s", e.FieldsV1.Raw)
+					t.Errorf("manager-a lost the rest of its spec: %s", e.FieldsV1.GetRawString())
 				}
 			}
 			if owners := ownersOf(t, getScale(ctx, t, c, name).ManagedFields, "spec", "replicas"); !equal(owners, "kubectl-scale Update") {
@@ -219,11 +219,11 @@ func TestStatusApplyOwnsOnlyStatus(t *testing.T) {
 				}
 				statusEntries++
 				var fields map[string]interface{}
-				if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+				if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
 					t.Fatal(err)
 				}
 				if _, ok := fields["f:status"]; !ok || len(fields) != 1 || e.Subresource != "status" {
-					t.Errorf("status-writer owns %s (subresource %q), want only status", e.FieldsV1.Raw, e.Subresource)
+					t.Errorf("status-writer owns %s (subresource %q), want only status", e.FieldsV1.GetRawString(), e.Subresource)
 				}
 			}
 			if statusEntries != 1 {
@@ -339,7 +339,7 @@ func ownersOf(t *testing.T, entries []metav1.ManagedFieldsEntry, path ...string)
 			continue
 		}
 		var fields interface{}
-		if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields); err != nil {
 			t.Fatal(err)
 		}
 		for _, element := range path {

@@ -54,7 +54,7 @@ func checkDashboardSchema(raw []byte) error {
 	}
 	// The panel and data source types decode their options with these registered.
 	plugins.RegisterDefaultPlugins()
-	var d dashboard.Dashboard
+	var d dashboard.Dashboard //nolint:staticcheck // the export is the classic JSON model (schemaVersion 39), not dashboardv2's
 	// The SDK returns its error list typed, so an empty one is a non-nil error.
 	var errs cog.BuildErrors
 	if err := d.UnmarshalJSONStrict(model); err != nil && !(errors.As(err, &errs) && len(errs) == 0) {

@@ -66,7 +66,7 @@ func (o *Options) Config() (*apiserver.Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(o.Out, "Standalone mode: use KUBECONFIG=%s\n", file)
+		_, _ = fmt.Fprintf(o.Out, "Standalone mode: use KUBECONFIG=%s\n", file) // a hint on the terminal
 	}
 	return &apiserver.Config{GenericConfig: serverConfig, FeatureGate: o.ComponentGlobalsRegistry.FeatureGateFor(version.ComponentName)}, nil
 }

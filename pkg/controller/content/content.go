@@ -224,7 +224,8 @@ func digestOf(obj client.Object, ref mountRef) digest {
 
 // writeEntry writes one file unambiguously: lengths before contents.
 func writeEntry(w io.Writer, source, key string, value []byte) {
-	fmt.Fprintf(w, "%d:%s%d:%s%d:", len(source), source, len(key), key, len(value))
+	// w is a hash, whose writes never fail.
+	_, _ = fmt.Fprintf(w, "%d:%s%d:%s%d:", len(source), source, len(key), key, len(value))
 	_, _ = w.Write(value)
 }
 

@@ -67,7 +67,7 @@ func readSidecarState(ctx context.Context, url string) (reload.State, error) {
 	if err != nil {
 		return state, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read, or given up on: nothing to lose
 	if resp.StatusCode != http.StatusOK {
 		return state, fmt.Errorf("%s: %s", url, resp.Status)
 	}

@@ -79,7 +79,7 @@ func ObjectMeta(m metav1.Object) {
 		f.FieldsType = String(f.FieldsType)
 		f.Subresource = String(f.Subresource)
 		if f.FieldsV1 != nil {
-			f.FieldsV1.Raw = bytes(f.FieldsV1.Raw)
+			f.FieldsV1.Raw = bytes(f.FieldsV1.GetRawBytes()) //nolint:staticcheck // SetRawBytes copies; one copy shared is the point
 		}
 	}
 }

@@ -35,7 +35,7 @@ func configMap(name string) *corev1.ConfigMap {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "team-a", Labels: map[string]string{"app": "web"},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "1"}},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:index.html":{}},"f:metadata":{"f:labels":{"f:app":{}}}}`)}}}},
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:index.html":{}},"f:metadata":{"f:labels":{"f:app":{}}}}`)}}},
 		Data: map[string]string{"index.html": "hello"},
 	}
 }
@@ -80,7 +80,7 @@ func TestCodecSharesRepeatedMetadata(t *testing.T) {
 	}
 	a, b := decoded[0], decoded[1]
 	checks := map[string]bool{
-		"managed fields set":        sameBytes(a.ManagedFields[0].FieldsV1.Raw, b.ManagedFields[0].FieldsV1.Raw),
+		"managed fields set":        sameBytes(a.ManagedFields[0].FieldsV1.GetRawBytes(), b.ManagedFields[0].FieldsV1.GetRawBytes()),
 		"managed fields manager":    sameString(a.ManagedFields[0].Manager, b.ManagedFields[0].Manager),
 		"managed fields apiVersion": sameString(a.ManagedFields[0].APIVersion, b.ManagedFields[0].APIVersion),
 		"namespace":                 sameString(a.Namespace, b.Namespace),
@@ -103,11 +103,11 @@ func TestDeepCopyOwnsItsBytes(t *testing.T) {
 	Metadata(a)
 	Metadata(b)
 	c := a.DeepCopy()
-	if sameBytes(c.ManagedFields[0].FieldsV1.Raw, a.ManagedFields[0].FieldsV1.Raw) {
+	if sameBytes(c.ManagedFields[0].FieldsV1.GetRawBytes(), a.ManagedFields[0].FieldsV1.GetRawBytes()) {
 		t.Fatal("a deep copy shares the managed fields set")
 	}
-	c.ManagedFields[0].FieldsV1.Raw[0] = '['
-	if string(b.ManagedFields[0].FieldsV1.Raw) != string(configMap("x").ManagedFields[0].FieldsV1.Raw) {
+	c.ManagedFields[0].FieldsV1.GetRawBytes()[0] = '['
+	if b.ManagedFields[0].FieldsV1.GetRawString() != configMap("x").ManagedFields[0].FieldsV1.GetRawString() {
 		t.Fatal("changing a deep copy changed another object")
 	}
 }

@@ -216,7 +216,7 @@ func (i *scaleUpdatedObjectInfo) UpdatedObject(ctx context.Context, oldObj runti
 // untrackedReplicas is a Scale managed fields entry that owns nothing; see UpdatedObject.
 var untrackedReplicas = metav1.ManagedFieldsEntry{
 	Manager: "nginx-operator-apiserver", Operation: metav1.ManagedFieldsOperationUpdate,
-	APIVersion: autoscalingv1.SchemeGroupVersion.String(), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte("{}")},
+	APIVersion: autoscalingv1.SchemeGroupVersion.String(), FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1("{}"),
 }
 
 func validateScale(scale *autoscalingv1.Scale, o *operator.NginxOperator) field.ErrorList {

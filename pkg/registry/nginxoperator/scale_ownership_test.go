@@ -44,7 +44,7 @@ const (
 func owned(manager string, op metav1.ManagedFieldsOperationType, apiVersion, subresource, fields string) metav1.ManagedFieldsEntry {
 	return metav1.ManagedFieldsEntry{
 		Manager: manager, Operation: op, APIVersion: apiVersion, Subresource: subresource,
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)},
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields),
 	}
 }
 
@@ -53,7 +53,7 @@ func owned(manager string, op metav1.ManagedFieldsOperationType, apiVersion, sub
 func ownership(entries []metav1.ManagedFieldsEntry) map[string]string {
 	out := map[string]string{}
 	for _, e := range entries {
-		out[fmt.Sprintf("%s %s %q %s", e.Manager, e.Operation, e.Subresource, e.APIVersion)] = string(e.FieldsV1.Raw)
+		out[fmt.Sprintf("%s %s %q %s", e.Manager, e.Operation, e.Subresource, e.APIVersion)] = e.FieldsV1.GetRawString()
 	}
 	return out
 }
