@@ -267,16 +267,6 @@ func githubSlug(heading string) string {
 	return b.String()
 }
 
-// lineOf is the first line of d from line `from` on that contains s, or 0.
-func (d *document) lineOf(s string, from int) int {
-	for i := max(from, 1); i <= len(d.lines); i++ {
-		if strings.Contains(d.lines[i-1], s) {
-			return i
-		}
-	}
-	return 0
-}
-
 func TestParseMarkdown(t *testing.T) {
 	d := parseMarkdown("x.md", "# A `b` c\n\nsome `make x\ny` and ``a ` b`` [l](docs/api.md#x \"t\")\n"+
 		"<!-- real-node: k -->\n\n  ```sh\n  kubectl apply -k a\n  ```\n## A b c\n`unclosed\n")

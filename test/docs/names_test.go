@@ -462,7 +462,7 @@ func hasValue(values map[string]any, key string) bool {
 var (
 	setRE        = regexp.MustCompile(`--set(?:-string|-json|-file)?[ =]['"]?([A-Za-z][A-Za-z0-9_.]*)(?:\[[0-9]+\])?=`)
 	valueKeyRE   = regexp.MustCompile(`^([a-z][A-Za-z0-9]*(?:\.[A-Za-z][A-Za-z0-9]*)+)(?:=\S*)?$`)
-	valueTableRE = regexp.MustCompile("^\\|\\s*value\\s*\\|")
+	valueTableRE = regexp.MustCompile(`^\|\s*value\s*\|`)
 	valueNameRE  = regexp.MustCompile("`((?:\\*\\.|\\.)?[A-Za-z][A-Za-z0-9_.]*)`")
 )
 

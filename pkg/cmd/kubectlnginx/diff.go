@@ -69,8 +69,8 @@ func newDiffCommand(c *clients, streams genericiooptions.IOStreams) *cobra.Comma
 				return err
 			}
 			if text == "" {
-				fmt.Fprintf(streams.Out, "revisions %d and %d of %s have the same content\n", numbers[0], numbers[1], name)
-				return nil
+				_, err := fmt.Fprintf(streams.Out, "revisions %d and %d of %s have the same content\n", numbers[0], numbers[1], name)
+				return err
 			}
 			_, err = fmt.Fprint(streams.Out, text)
 			return err

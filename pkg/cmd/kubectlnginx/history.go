@@ -57,8 +57,8 @@ func newHistoryCommand(c *clients, streams genericiooptions.IOStreams) *cobra.Co
 				return err
 			}
 			if len(revisions) == 0 {
-				fmt.Fprintf(streams.ErrOut, "NginxOperator %s has no revision: its spec never mounted config, files or tls.\n", no.Name)
-				return nil
+				_, err := fmt.Fprintf(streams.ErrOut, "NginxOperator %s has no revision: its spec never mounted config, files or tls.\n", no.Name)
+				return err
 			}
 			return writeHistory(streams.Out, revisions, no.Status.Revision, time.Now())
 		},
@@ -91,7 +91,8 @@ func history(ctx context.Context, api v1alpha2client.OperatorV1alpha2Interface, 
 // writeHistory prints one line a revision, as "kubectl rollout history" does.
 func writeHistory(out io.Writer, revisions []v1alpha2.NginxOperatorRevision, current int64, now time.Time) error {
 	w := printers.GetNewTabWriter(out)
-	fmt.Fprintln(w, "REVISION\tREASON\tCHANGED\tREQUESTER\tAGE\tHASH")
+	table := lines{w: w}
+	table.printf("REVISION\tREASON\tCHANGED\tREQUESTER\tAGE\tHASH\n")
 	for _, r := range revisions {
 		number := fmt.Sprint(r.Revision)
 		if r.Revision == current {
@@ -113,7 +114,10 @@ func writeHistory(out io.Writer, revisions []v1alpha2.NginxOperatorRevision, cur
 		if len(hash) > 12 {
 			hash = hash[:12]
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", number, reason, changed, requester, duration.HumanDuration(now.Sub(r.CreationTimestamp.Time)), hash)
+		table.printf("%s\t%s\t%s\t%s\t%s\t%s\n", number, reason, changed, requester, duration.HumanDuration(now.Sub(r.CreationTimestamp.Time)), hash)
+	}
+	if table.err != nil {
+		return table.err
 	}
 	return w.Flush()
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package kubectlnginx
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
@@ -62,21 +61,22 @@ func newRenderedCommand(c *clients, streams genericiooptions.IOStreams) *cobra.C
 
 // writeRendered prints each file under a header naming its path and source.
 func writeRendered(out io.Writer, view *v1alpha2.NginxOperatorRendered) error {
+	l := lines{w: out}
 	if view.Message != "" {
-		_, err := fmt.Fprintf(out, "# %s\n", view.Message)
-		return err
+		l.printf("# %s\n", view.Message)
+		return l.err
 	}
-	fmt.Fprintf(out, "# Deployment %s, generation %d\n", view.Deployment, view.Generation)
+	l.printf("# Deployment %s, generation %d\n", view.Deployment, view.Generation)
 	for _, f := range view.Files {
-		fmt.Fprintf(out, "\n# %s (%s)\n", f.Path, f.Source)
-		if f.Withheld != "" {
-			fmt.Fprintf(out, "# not shown: %s\n", f.Withheld)
-			continue
-		}
-		fmt.Fprint(out, f.Content)
-		if !strings.HasSuffix(f.Content, "\n") {
-			fmt.Fprintln(out)
+		l.printf("\n# %s (%s)\n", f.Path, f.Source)
+		switch {
+		case f.Withheld != "":
+			l.printf("# not shown: %s\n", f.Withheld)
+		case strings.HasSuffix(f.Content, "\n"):
+			l.printf("%s", f.Content)
+		default:
+			l.printf("%s\n", f.Content)
 		}
 	}
-	return nil
+	return l.err
 }

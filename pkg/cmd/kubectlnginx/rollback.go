@@ -64,8 +64,8 @@ func newRollbackCommand(c *clients, streams genericiooptions.IOStreams) *cobra.C
 			if len(opts.DryRun) > 0 {
 				suffix = " (server dry run)"
 			}
-			fmt.Fprintf(streams.Out, "nginxoperator.operator.example.com/%s rolled back to %s%s\n", got.Name, target, suffix)
-			return nil
+			_, err = fmt.Fprintf(streams.Out, "nginxoperator.operator.example.com/%s rolled back to %s%s\n", got.Name, target, suffix)
+			return err
 		},
 	}
 	cmd.Flags().Int64Var(&toRevision, "to-revision", 0, "The revision to go back to; 0 means the one before the newest.")

@@ -89,3 +89,15 @@ func printWith(printFlags *genericclioptions.PrintFlags, obj runtime.Object, out
 	}
 	return true, printer.PrintObj(obj, out)
 }
+
+// lines writes formatted text and keeps the first write error, for output of many lines.
+type lines struct {
+	w   io.Writer
+	err error
+}
+
+func (l *lines) printf(format string, args ...any) {
+	if l.err == nil {
+		_, l.err = fmt.Fprintf(l.w, format, args...)
+	}
+}
