@@ -15,7 +15,7 @@ PRODUCT_BUILD := CGO_ENABLED=0 $(GO) build -trimpath
 build: ## Build bin/apiserver, bin/controller and the kubectl plugin bin/kubectl-nginx
 	$(PRODUCT_BUILD) -o $(BIN)/apiserver ./cmd/apiserver
 	$(PRODUCT_BUILD) -o $(BIN)/controller ./cmd/controller
-	$(PRODUCT_BUILD) -o $(BIN)/kubectl-nginx ./cmd/kubectl-nginx
+	CGO_ENABLED=0 $(GO) -C cmd/kubectl-nginx build -trimpath -o $(abspath $(BIN))/kubectl-nginx .
 
 generate: ## Regenerate deepcopy, conversion, defaults, openapi, clients
 	./hack/update-codegen.sh
@@ -28,7 +28,7 @@ bundle: ## The OLM bundle in bundle/ (ClusterServiceVersion, annotations, bundle
 # which clients import without the servers' dependencies, its generators and image builders
 # (hack/) and its test suites (test/); hack/tools builds the test cluster's Kubernetes binaries;
 # hack/release cuts and checks releases, with dependencies (SPDX) the product does not have.
-MODULES := . pkg/apis pkg/generated hack test hack/release
+MODULES := . pkg/apis pkg/generated cmd/kubectl-nginx hack test hack/release
 
 verify: ## Fail if generated code is stale, code is not gofmt'ed, go vet or golangci-lint (.golangci.yml; a test's time.Sleep included) complains, or the modules disagree on the product's dependencies
 	./hack/verify-codegen.sh

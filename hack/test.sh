@@ -59,9 +59,9 @@ black_box() { # black_box <go test arguments...>: a suite that drives the produc
   CGO_ENABLED=0 "${GO}" -C test test "${BLACK_BOX_FLAGS[@]}" "$@"
 }
 
-product_tests() { # every package of the three product modules, even when one fails
+product_tests() { # every package of the product's modules (the kubectl plugin's too), even when one fails
   local rc=0 module
-  for module in . pkg/apis pkg/generated; do
+  for module in . pkg/apis pkg/generated cmd/kubectl-nginx; do
     "${GO}" -C "${module}" test "${TEST_FLAGS[@]}" ./... || rc=1
   done
   return "${rc}"

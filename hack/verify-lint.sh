@@ -38,7 +38,7 @@ fi
 
 # Each module from its own directory, with the one configuration at the root.
 ret=0
-for module in . pkg/apis hack test hack/release; do
+for module in . pkg/apis cmd/kubectl-nginx hack test hack/release; do
   start=${SECONDS}
   (cd "${ROOT}/${module}" && "${LINT}" run --config "${ROOT}/.golangci.yml" "$@" ./...) || ret=1
   echo "golangci-lint (${module}) $((SECONDS - start))s"

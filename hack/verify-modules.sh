@@ -10,7 +10,7 @@ GO=${GO:-go}
 product="$(mktemp)" && trap 'rm -f "${product}"' EXIT
 "${GO}" list -deps -test -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' ./... | grep -v '^github.com/example/nginx-operator/' | sort -u >"${product}"
 ret=0
-for module in pkg/apis pkg/generated hack test; do
+for module in pkg/apis pkg/generated cmd/kubectl-nginx hack test; do
   drift="$(join "${product}" <("${GO}" -C "${module}" list -deps -test -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' ./... | sort -u) | awk '$2 != $3')"
   if [[ -n "${drift}" ]]; then
     echo "module ${module}/ selects other versions of the product's dependencies (product, ${module}):" >&2
@@ -18,5 +18,5 @@ for module in pkg/apis pkg/generated hack test; do
     ret=1
   fi
 done
-((ret == 0)) && echo "pkg/apis, pkg/generated, hack/ and test/ select the product's dependency versions ($(wc -l <"${product}") modules)."
+((ret == 0)) && echo "pkg/apis, pkg/generated, cmd/kubectl-nginx, hack/ and test/ select the product's dependency versions ($(wc -l <"${product}") modules)."
 exit "${ret}"

@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command kubectl-nginx is the kubectl plugin of nginx-operator: "kubectl nginx history",
 // "diff", "rollback" and "rendered". Install it from a clone with
-// "go install ./cmd/kubectl-nginx", or put bin/kubectl-nginx (make build) on PATH.
+// "go -C cmd/kubectl-nginx install .", or put bin/kubectl-nginx (make build) on PATH. It is a
+// module of its own: the servers need none of cli-runtime's dependencies.
 package main
 
 import (
@@ -24,11 +25,11 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/example/nginx-operator/pkg/cmd/kubectlnginx"
+	"github.com/example/nginx-operator/cmd/kubectl-nginx/plugin"
 )
 
 func main() {
-	cmd := kubectlnginx.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	cmd := plugin.NewCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

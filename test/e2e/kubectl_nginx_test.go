@@ -43,7 +43,8 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
 	pluginDir := t.TempDir()
-	if err := framework.BuildProduct(repoRoot, filepath.Join(pluginDir, "kubectl-nginx"), "./cmd/kubectl-nginx"); err != nil {
+	// The plugin is a module of its own (cmd/kubectl-nginx), built there.
+	if err := framework.BuildProduct(filepath.Join(repoRoot, "cmd", "kubectl-nginx"), filepath.Join(pluginDir, "kubectl-nginx"), "."); err != nil {
 		t.Fatal(err)
 	}
 	plugin := func(args ...string) (string, string, error) {

@@ -32,13 +32,11 @@ import (
 	grpcstatus "google.golang.org/grpc/status"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
-	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
-	"k8s.io/client-go/tools/cache"
+
+	"github.com/example/nginx-operator/pkg/registry/decorate"
 )
 
 // notAttempted are etcd's refusals of a request it did not start: no leader, or a cluster
@@ -89,27 +87,7 @@ func isOneOf(err error, targets []error) bool {
 
 // RESTOptionsGetter wraps every storage that getter's options build with Translate.
 func RESTOptionsGetter(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
-	return optionsGetter{getter}
-}
-
-type optionsGetter struct{ generic.RESTOptionsGetter }
-
-func (g optionsGetter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	opts, err := g.RESTOptionsGetter.GetRESTOptions(resource, example)
-	if err != nil {
-		return opts, err
-	}
-	decorate := opts.Decorator
-	opts.Decorator = func(config *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
-		newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers,
-	) (storage.Interface, factory.DestroyFunc, error) {
-		s, destroy, err := decorate(config, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrs, triggers, indexers)
-		if err != nil {
-			return nil, nil, err
-		}
-		return Storage(s), destroy, nil
-	}
-	return opts, nil
+	return decorate.Storage(getter, Storage)
 }
 
 // Storage wraps s so that its errors pass through Translate.

@@ -26,16 +26,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
-	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -68,32 +63,6 @@ type recordingStorage struct {
 	revisions *genericregistry.Store
 	now       func() time.Time
 	enabled   func() bool
-}
-
-// recordingOptions builds the storage of nginxoperators with a recordingStorage around
-// it, through RESTOptions.Decorator: the store starts goroutines on its storage as it is
-// completed, so the storage cannot be replaced afterwards.
-type recordingOptions struct {
-	generic.RESTOptionsGetter
-	wrap func(storage.Interface) storage.Interface
-}
-
-func (g recordingOptions) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
-	opts, err := g.RESTOptionsGetter.GetRESTOptions(resource, example)
-	if err != nil {
-		return opts, err
-	}
-	decorate := opts.Decorator
-	opts.Decorator = func(config *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
-		newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers,
-	) (storage.Interface, factory.DestroyFunc, error) {
-		s, destroy, err := decorate(config, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrs, triggers, indexers)
-		if err != nil {
-			return nil, nil, err
-		}
-		return g.wrap(s), destroy, nil
-	}
-	return opts, nil
 }
 
 type rollbackKey struct{}

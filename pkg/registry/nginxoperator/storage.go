@@ -35,6 +35,7 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/features"
 	"github.com/example/nginx-operator/pkg/registry/compact"
+	"github.com/example/nginx-operator/pkg/registry/decorate"
 )
 
 // Storage bundles the main resource with its subresources and its revisions.
@@ -85,9 +86,9 @@ func NewStorage(scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, ga
 	// Revisions are recorded around the storage (the watch cache over etcd), where each
 	// write's final object and its commit are seen.
 	revisionsOn := func() bool { return gates == nil || gates.Enabled(features.Revisions) }
-	optsGetter = recordingOptions{RESTOptionsGetter: optsGetter, wrap: func(s storage.Interface) storage.Interface {
+	optsGetter = decorate.Storage(optsGetter, func(s storage.Interface) storage.Interface {
 		return &recordingStorage{Interface: s, revisions: revisions, now: time.Now, enabled: revisionsOn}
-	}}
+	})
 	if err := store.CompleteWithOptions(&generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: GetAttrs}); err != nil {
 		return nil, err
 	}

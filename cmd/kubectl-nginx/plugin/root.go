@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package kubectlnginx is the kubectl plugin "kubectl nginx": the history of an
+// Package plugin is the kubectl plugin "kubectl nginx": the history of an
 // NginxOperator's content, the difference between two revisions, rollback to one, and
 // the files its pods load, with kubectl's own flags (-n, --context, --kubeconfig, -o).
-package kubectlnginx
+package plugin
 
 import (
 	"fmt"
