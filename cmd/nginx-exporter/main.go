@@ -36,6 +36,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -54,6 +55,9 @@ type config struct {
 	reloadContentDir  string
 	reloadDesiredFile string
 	reloadErrorLog    string
+	reloadIncludeFile string
+	reloadHealthURL   string
+	reloadAccessLog   string
 	reloadInterval    time.Duration
 	reloadTimeout     time.Duration
 	// nginxLog receives the lines of reloadErrorLog.
@@ -68,6 +72,9 @@ func main() {
 	flag.StringVar(&cfg.reloadContentDir, "reload-content-dir", "", "Directory of the content volumes, one subdirectory per volume ("+reload.ContentDirectory+" in the pod); \"\" turns reload in place off.")
 	flag.StringVar(&cfg.reloadDesiredFile, "reload-desired-file", reload.DesiredFile, "File holding the pod's "+reload.ContentHashesAnnotation+" annotation: the content nginx is to load.")
 	flag.StringVar(&cfg.reloadErrorLog, "reload-error-log", "", "nginx's error log ("+reload.ErrorLog+" in the pod): read for the reason of a refused reload and copied to stderr; \"\": a reload's result comes from nginx's workers alone.")
+	flag.StringVar(&cfg.reloadIncludeFile, "reload-include-file", "", "On a pod of a staged reload, the file that says which configuration nginx includes; \"\": none.")
+	flag.StringVar(&cfg.reloadHealthURL, "reload-health-url", "", "URL requested after each reload that loaded content, its answer reported in "+reload.StatePath+"; \"\": none.")
+	flag.StringVar(&cfg.reloadAccessLog, "reload-access-log", "", "nginx's access log in the format "+strconv.Quote(reload.TrafficLogFormat)+" ("+reload.AccessLog+" in the pod), counted for "+reload.TrafficPath+"; \"\": none.")
 	flag.DurationVar(&cfg.reloadInterval, "reload-interval", nginxreload.DefaultInterval, "How often the content volumes are compared with what is asked for.")
 	flag.DurationVar(&cfg.reloadTimeout, "reload-timeout", nginxreload.DefaultTimeout, "Time nginx has after a SIGHUP to start a new worker or to log why not.")
 	flag.Parse()
@@ -105,6 +112,8 @@ func run(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger) 
 		reloader = &nginxreload.Reloader{
 			ContentDir:  cfg.reloadContentDir,
 			DesiredFile: cfg.reloadDesiredFile,
+			IncludeFile: cfg.reloadIncludeFile,
+			HealthURL:   cfg.reloadHealthURL,
 			ErrorLog:    cfg.reloadErrorLog,
 			LogOut:      cfg.nginxLog,
 			Interval:    cfg.reloadInterval,
@@ -113,6 +122,11 @@ func run(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger) 
 		}
 		opts = append(opts, nginxexporter.WithCollector(reloader),
 			nginxexporter.WithHandler("GET "+reload.StatePath, reloader.StateHandler()))
+	}
+	var traffic *nginxreload.TrafficLog
+	if cfg.reloadContentDir != "" && cfg.reloadAccessLog != "" {
+		traffic = &nginxreload.TrafficLog{Path: cfg.reloadAccessLog, Interval: cfg.reloadInterval, Logger: logger}
+		opts = append(opts, nginxexporter.WithHandler("GET "+reload.TrafficPath, traffic.Handler()))
 	}
 	handler, err := nginxexporter.Handler(collector, logger, opts...)
 	if err != nil {
@@ -130,6 +144,9 @@ func run(ctx context.Context, ln net.Listener, cfg config, logger *slog.Logger) 
 	}()
 	if reloader != nil {
 		wg.Go(func() { reloader.Run(ctx) })
+	}
+	if traffic != nil {
+		wg.Go(func() { traffic.Run(ctx) })
 	}
 	errs := make(chan error, 1)
 	go func() { errs <- srv.Serve(ln) }()

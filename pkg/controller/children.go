@@ -32,6 +32,7 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/controller/apply"
 	"github.com/example/nginx-operator/pkg/controller/builders"
+	"github.com/example/nginx-operator/pkg/controller/content"
 )
 
 // ensureDeployment applies the desired Deployment unless what the controller owns of the
@@ -67,10 +68,14 @@ func (r *Reconciler) ensureService(ctx context.Context, no *v1alpha2.NginxOperat
 	return res.Blocked, err
 }
 
-// ensureConfigMap keeps the ConfigMap of spec.config.inline, and deletes it when the
-// spec no longer has an inline configuration.
-func (r *Reconciler) ensureConfigMap(ctx context.Context, no *v1alpha2.NginxOperator) (string, error) {
+// ensureConfigMap keeps the ConfigMap of spec.config.inline (with stage's two
+// configurations when it is staged), and deletes it when the spec no longer has an
+// inline configuration.
+func (r *Reconciler) ensureConfigMap(ctx context.Context, no *v1alpha2.NginxOperator, stage *content.Stage) (string, error) {
 	desired := builders.ConfigMap(no)
+	if stage != nil {
+		desired = builders.StagedConfigMap(no, stage.Stable, stage.Candidate)
+	}
 	if desired == nil {
 		// Only the metadata of ConfigMaps is cached: enough to find a stale one of ours.
 		meta := &metav1.PartialObjectMetadata{}

@@ -24,6 +24,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
 	"github.com/example/nginx-operator/pkg/controller/builders"
@@ -35,6 +36,13 @@ var (
 	sample    = buildertest.Sample
 	reloading = buildertest.Reloading
 )
+
+// plainReloading is reloading with spec.canary off: every pod loads new content at once.
+func plainReloading(name, config string) *v1alpha2.NginxOperator {
+	no := reloading(name, config)
+	no.Spec.Canary = &v1alpha2.CanarySpec{Enabled: ptr.To(false)}
+	return no
+}
 
 // objectLabels are the labels the controller puts on what it writes: its pods carry them.
 func objectLabels(no *v1alpha2.NginxOperator) map[string]string {

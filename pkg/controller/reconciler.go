@@ -74,6 +74,9 @@ type Reconciler struct {
 	ExporterImage string
 	// ReloadState reads a pod's sidecar in Reload mode (nil: content.HTTPReloadState).
 	ReloadState content.ReloadStateReader
+	// Traffic reads a pod's traffic from its sidecar in a staged reload (nil:
+	// content.HTTPTraffic).
+	Traffic content.TrafficReader
 
 	// tracker remembers mounted objects' digests and the pods asked for new content.
 	tracker content.Tracker
@@ -113,9 +116,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // Service and the PodDisruptionBudget, and looks at the pods; a failure of one step
 // does not keep the others from being tried.
 func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOperator) (Observation, error) {
+	pods, podsErr := r.pods(ctx, no)
 	mounted, contentErr := r.tracker.Mounted(ctx, r.cluster(), no)
+	stage, contentErr := r.planStage(ctx, no, pods, &mounted, contentErr)
 	problems, refused := mounted.Problems, mounted.Refused
-	configMapBlocked, configMapErr := r.ensureConfigMap(ctx, no)
+	var configMapBlocked string
+	var configMapErr error
+	// A staged configuration whose stage is not known keeps its ConfigMap as it is.
+	if stage != nil || !builders.Stages(&no.Spec) {
+		configMapBlocked, configMapErr = r.ensureConfigMap(ctx, no, stage)
+	}
 	var deployment *appsv1.Deployment
 	var deploymentBlocked, withheld string
 	var deploymentErr error
@@ -139,17 +149,21 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 	}
 	serviceBlocked, serviceErr := r.ensureService(ctx, no)
 	pdbBlocked, pdbErr := r.ensurePodDisruptionBudget(ctx, no)
-	pods, podsErr := r.pods(ctx, no)
 	podFailure, recheck := SummarizePodFailures(pods, r.Clock.Now())
 	// In Reload mode the pods get content the kubelet can mount: what is missing or
 	// refused waits, as a rollout would.
 	var reloadObs content.ReloadObservation
 	var reloadErr error
 	if builders.Reloads(&no.Spec) && contentErr == nil && len(refused) == 0 && configMapBlocked == "" && len(problems) == 0 && len(mounted.Volumes) > 0 {
+		want := content.Everywhere(reload.FormatContentHashes(mounted.Volumes))
+		if stage != nil {
+			want = stagedWant(mounted.Volumes, stage)
+		}
 		var reloadRecheck time.Duration
-		reloadObs, reloadRecheck, reloadErr = r.tracker.EnsurePodContent(ctx, r.cluster(), no, reload.FormatContentHashes(mounted.Volumes), pods)
-		if recheck == 0 || (reloadRecheck > 0 && reloadRecheck < recheck) {
-			recheck = reloadRecheck
+		reloadObs, reloadRecheck, reloadErr = r.tracker.EnsurePodContent(ctx, r.cluster(), no, want, pods)
+		recheck = sooner(recheck, reloadRecheck)
+		if stage != nil && stage.Analyzing() && reloadErr == nil {
+			recheck = sooner(recheck, r.tracker.Analyze(ctx, r.cluster(), no, stage, stagedHashes(mounted.Volumes, true), pods))
 		}
 	}
 	obs := Observation{
@@ -163,6 +177,10 @@ func (r *Reconciler) ensureOperands(ctx context.Context, no *v1alpha2.NginxOpera
 		Recheck:           recheck,
 		ConfigMaps:        mounted.ConfigMaps,
 		ConfigMapsRead:    contentErr == nil,
+		CanaryKnown:       contentErr == nil,
+	}
+	if stage != nil {
+		obs.Canary = stage.Status
 	}
 	return obs, errors.Join(configMapErr, deploymentErr, serviceErr, pdbErr, podsErr, reloadErr)
 }
@@ -240,5 +258,5 @@ func (r *Reconciler) applier() *apply.Applier {
 // cluster is what the content tracker reads and writes through.
 func (r *Reconciler) cluster() content.Cluster {
 	return content.Cluster{Client: r.Client, APIReader: r.APIReader, Clock: r.Clock,
-		ReloadState: r.ReloadState, Event: r.event, CountWrite: countWrite}
+		ReloadState: r.ReloadState, Traffic: r.Traffic, Event: r.event, CountWrite: countWrite}
 }

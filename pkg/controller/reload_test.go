@@ -90,7 +90,7 @@ func contentOf(conf string) string {
 // rejection stalls the NginxOperator with nginx's message.
 func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 	v1, v2 := "events {}\nhttp {}\n", "events {}\nhttp { server_tokens off; }\n"
-	h := newHarness(t, reloading("web", v1), nginxPod("web-a", nil), nginxPod("web-b", nil))
+	h := newHarness(t, plainReloading("web", v1), nginxPod("web-a", nil), nginxPod("web-b", nil))
 	cars := &sidecars{states: map[string]reload.State{}}
 	h.r.ReloadState = cars.read
 	clock := h.r.Clock.(*clocktesting.FakePassiveClock)
@@ -191,7 +191,7 @@ func TestReloadModeAsksRunningPodsForNewContent(t *testing.T) {
 // TestReloadModeDoesNotWaitForSidecarsItCannotReach: a sidecar that does not answer
 // leaves status alone, is read again, and is given up after reloadGiveUpAfter.
 func TestReloadModeDoesNotWaitForSidecarsItCannotReach(t *testing.T) {
-	no := reloading("web", "events {}\n")
+	no := plainReloading("web", "events {}\n")
 	h := newHarness(t, no, nginxPod("web-a", map[string]string{reload.ContentHashesAnnotation: "config=old"}))
 	cars := &sidecars{states: map[string]reload.State{}}
 	h.r.ReloadState = cars.read
@@ -216,7 +216,7 @@ func TestReloadModeDoesNotWaitForSidecarsItCannotReach(t *testing.T) {
 // TestReloadModeForgetsPodsThatAreGone: a pod deleted while the controller waited for its
 // reload leaves nothing in memory.
 func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
-	h := newHarness(t, reloading("web", "events {}\n"), nginxPod("web-a", map[string]string{reload.ContentHashesAnnotation: "config=old"}))
+	h := newHarness(t, plainReloading("web", "events {}\n"), nginxPod("web-a", map[string]string{reload.ContentHashesAnnotation: "config=old"}))
 	h.r.ReloadState = (&sidecars{states: map[string]reload.State{}}).read
 	h.reconcile("web")
 	if n := h.r.tracker.Awaited(); n != 1 {
@@ -253,7 +253,7 @@ func TestReloadModeForgetsPodsThatAreGone(t *testing.T) {
 
 // TestRolloutModeLeavesPodsAlone: without Reload the pods are never annotated nor read.
 func TestRolloutModeLeavesPodsAlone(t *testing.T) {
-	no := reloading("web", "events {}\n")
+	no := plainReloading("web", "events {}\n")
 	no.Spec.ContentUpdate = v1alpha2.ContentUpdateRollout
 	h := newHarness(t, no, nginxPod("web-a", nil))
 	cars := &sidecars{states: map[string]reload.State{}}

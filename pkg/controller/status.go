@@ -57,6 +57,10 @@ type Observation struct {
 	// read (ConfigMapsRead); status keeps the last ones otherwise.
 	ConfigMaps     []v1alpha2.ConfigMapDigest
 	ConfigMapsRead bool
+	// Canary is the staged reload, when CanaryKnown (nil: none); status keeps the last
+	// one otherwise.
+	Canary      *v1alpha2.CanaryStatus
+	CanaryKnown bool
 }
 
 // maxMessageLength is the longest condition message the API accepts.
@@ -77,6 +81,9 @@ func ComputeStatus(no *v1alpha2.NginxOperator, obs Observation, now metav1.Time)
 	}
 	if obs.ConfigMapsRead {
 		status.ConfigMapDigests = obs.ConfigMaps
+	}
+	if obs.CanaryKnown {
+		status.Canary = obs.Canary
 	}
 	status.RealQPS = nil
 	if no.Spec.QPS != nil {
@@ -99,6 +106,7 @@ func conditions(no *v1alpha2.NginxOperator, obs Observation) []metav1.Condition 
 	s := rolloutState(obs, builders.DesiredReplicas(&no.Spec))
 	s.explainPodsThatCannotRun(obs)
 	s.addReload(obs.Reload)
+	s.addCanary(no, obs.Canary)
 	s.addRefusedService(obs)
 	ready, reconciling, stalled := s.summary()
 	all := []metav1.Condition{ready, s.available, s.progressing, s.degraded, reconciling, stalled}
@@ -216,6 +224,29 @@ func (s *operandState) addReload(r content.ReloadObservation) {
 		s.phase = phaseProgressing
 		set(&s.progressing, metav1.ConditionTrue, v1alpha2.ReasonReloadInProgress,
 			fmt.Sprintf("%d pods have not loaded the new content yet: %s", len(r.Pending), strings.Join(r.Pending, ", ")))
+	}
+}
+
+// addCanary: a staged configuration taken back stalls the NginxOperator until its spec
+// changes (the pods serve the stable one); one being compared keeps it progressing.
+func (s *operandState) addCanary(no *v1alpha2.NginxOperator, c *v1alpha2.CanaryStatus) {
+	if c == nil || s.phase == phaseStalled {
+		return
+	}
+	switch c.Phase {
+	case v1alpha2.CanaryFailed:
+		if no.Spec.Config == nil || content.ConfigHash(no.Spec.Config.Inline) != c.Hash {
+			return
+		}
+		s.phase = phaseStalled
+		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonCanaryFailed,
+			fmt.Sprintf("the configuration of revision %d was taken back from the canary pods and is not tried again until spec.config changes: %s", c.Revision, c.Message))
+	case v1alpha2.CanaryAnalyzing:
+		if s.phase == phaseDone {
+			s.phase = phaseProgressing
+		}
+		set(&s.progressing, metav1.ConditionTrue, v1alpha2.ReasonCanaryAnalyzing,
+			fmt.Sprintf("the configuration of revision %d is staged on %s: %s", c.Revision, strings.Join(c.Pods, ", "), c.Message))
 	}
 }
 

@@ -37,6 +37,8 @@ const (
 	// rollback subresource and spec.revisionHistoryLimit (v1alpha2), introduced in 0.2: a
 	// replica of 0.1 would drop status.revision on its next write of an object.
 	Revisions featuregate.Feature = "Revisions"
+	// StagedReload gates spec.canary (v1alpha2), introduced in 0.2.
+	StagedReload featuregate.Feature = "StagedReload"
 )
 
 // versionedFeatures is the history of every gate: the release a field came in, and any
@@ -46,6 +48,9 @@ var versionedFeatures = map[featuregate.Feature]featuregate.VersionedSpecs{
 		{Version: utilversion.MajorMinor(0, 2), Default: true, PreRelease: featuregate.Beta},
 	},
 	Revisions: {
+		{Version: utilversion.MajorMinor(0, 2), Default: true, PreRelease: featuregate.Beta},
+	},
+	StagedReload: {
 		{Version: utilversion.MajorMinor(0, 2), Default: true, PreRelease: featuregate.Beta},
 	},
 }

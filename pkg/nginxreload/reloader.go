@@ -59,6 +59,12 @@ type Reloader struct {
 	// DesiredFile holds the pod's reload.ContentHashesAnnotation
 	// (reload.DesiredFile); missing or empty while the controller has not set it.
 	DesiredFile string
+	// IncludeFile, on a pod of a staged reload, is the file that says which configuration
+	// nginx includes; it counts as the volume reload.IncludeVolume. Empty: none.
+	IncludeFile string
+	// HealthURL, when set, is requested after every reload that loaded content; State's
+	// Health tells the answer.
+	HealthURL string
 	// ErrorLog is the file nginx writes its errors to (reload.ErrorLog). Empty:
 	// only new workers tell a reload's result, and a refusal's reason is not known.
 	ErrorLog string
@@ -188,6 +194,12 @@ func (r *Reloader) desired() map[string]string {
 func (r *Reloader) mounted(want map[string]string) map[string]string {
 	hashes := map[string]string{}
 	for volume := range want {
+		if volume == reload.IncludeVolume && r.IncludeFile != "" {
+			if h, ok := r.includeHash(); ok {
+				hashes[volume] = h
+			}
+			continue
+		}
 		// A volume name is a DNS label: never a path out of ContentDir.
 		if volume != filepath.Base(volume) || strings.HasPrefix(volume, ".") {
 			r.report("volume "+volume, fmt.Errorf("%q is no volume name", volume))
@@ -207,11 +219,31 @@ func (r *Reloader) mounted(want map[string]string) map[string]string {
 	return hashes
 }
 
-// present hashes every volume in ContentDir.
+// includeHash hashes IncludeFile as the volume reload.IncludeVolume; false while it is
+// not there.
+func (r *Reloader) includeHash() (string, bool) {
+	data, err := os.ReadFile(r.IncludeFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.report("include", nil)
+		return "", false
+	}
+	r.report("include", err)
+	if err != nil {
+		return "", false
+	}
+	return reload.ContentHash(map[string][]byte{reload.IncludeVolume: data}), true
+}
+
+// present hashes every volume in ContentDir, and IncludeFile.
 func (r *Reloader) present() map[string]string {
 	entries, err := os.ReadDir(r.ContentDir)
 	r.report("content", err)
 	hashes := map[string]string{}
+	if r.IncludeFile != "" {
+		if h, ok := r.includeHash(); ok {
+			hashes[reload.IncludeVolume] = h
+		}
+	}
 	for _, e := range entries {
 		dir := filepath.Join(r.ContentDir, e.Name())
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || strings.HasPrefix(e.Name(), "..") {
@@ -246,6 +278,15 @@ func (r *Reloader) reload(ctx context.Context, desired string) {
 	r.mu.Unlock()
 	if failure == "" {
 		r.Logger.Info("nginx reloaded", "result", "success", "content", desired, "duration", took.String())
+		if r.HealthURL != "" {
+			h := checkHealth(ctx, r.HealthURL, desired)
+			r.mu.Lock()
+			r.state.Health = &h
+			r.mu.Unlock()
+			if h.Failed() {
+				r.Logger.Warn("the health path failed after the reload", "url", r.HealthURL, "code", h.Code, "err", h.Error)
+			}
+		}
 	} else {
 		r.Logger.Warn("nginx kept its configuration", "result", "failure", "content", desired, "duration", took.String(), "reason", failure)
 	}

@@ -86,6 +86,18 @@ type NginxOperatorSpec struct {
 	// RevisionHistoryLimit is how many revisions before the newest are kept; nil keeps
 	// DefaultRevisionHistoryLimit.
 	RevisionHistoryLimit *int32
+	// Canary stages a new inline configuration in Reload mode; on when nil.
+	Canary *CanarySpec
+}
+
+// CanarySpec sets the staged reload; nil fields take the defaults of package canary.
+type CanarySpec struct {
+	Enabled           *bool
+	Pods              *intstr.IntOrString
+	AnalysisSeconds   *int32
+	MaxErrorPercent   *int32
+	MaxLatencyPercent *int32
+	MinRequests       *int32
 }
 
 // ContentUpdatePolicy is how new content reaches running pods.
@@ -213,6 +225,29 @@ type NginxOperatorStatus struct {
 	// ConfigMapDigests are the digests of the data the pods mount from ConfigMaps, as the
 	// controller last read it; a change of one is a revision.
 	ConfigMapDigests []ConfigMapDigest
+	// Canary is the staged reload of the newest configuration, as the controller set it.
+	Canary *CanaryStatus
+}
+
+// CanaryPhase is where a staged reload is.
+type CanaryPhase string
+
+// The phases of a staged reload.
+const (
+	CanaryAnalyzing CanaryPhase = "Analyzing"
+	CanaryPromoted  CanaryPhase = "Promoted"
+	CanaryFailed    CanaryPhase = "Failed"
+)
+
+// CanaryStatus is one staged reload.
+type CanaryStatus struct {
+	Hash              string
+	Revision          int64
+	Phase             CanaryPhase
+	StartTime         *metav1.Time
+	AnalysisStartTime *metav1.Time
+	Pods              []string
+	Message           string
 }
 
 // ConfigMapDigest is the digest of what the pods mount of one ConfigMap: one key of it

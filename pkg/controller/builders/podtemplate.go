@@ -101,6 +101,11 @@ func templateAnnotations(no *v1alpha2.NginxOperator, contentHash string) map[str
 	if reload && spec.Config != nil {
 		annotations[MainConfigAnnotation] = MainConfig
 	}
+	if Stages(spec) {
+		annotations[MainConfigAnnotation] = StagedMainConfig
+		annotations[IncludeAnnotation] = Include(false)
+		annotations[AccessLogAnnotation] = AccessLogConfig
+	}
 	if spec.ForceRedeploy != "" {
 		annotations[ForceRedeployAnnotation] = spec.ForceRedeploy
 	}

@@ -120,5 +120,8 @@ func withReload(no *v1alpha2.NginxOperator, podSpec *corev1ac.PodSpecApplyConfig
 	// known and not root.
 	user, _ := v1alpha2.NginxUser(spec)
 	exporter.SecurityContext.WithRunAsUser(user)
+	if Stages(spec) {
+		withStaging(no, status, volumes, exporter)
+	}
 	return volumes
 }

@@ -31,6 +31,7 @@ import (
 // namespace, sees every content volume, the pod's wanted content and the error log.
 func TestReloadPod(t *testing.T) {
 	no := reloading("web", "events {}\n")
+	no.Spec.Canary = &v1alpha2.CanarySpec{Enabled: ptr.To(false)} // stagedpod_test.go has the staged pod
 	no.Spec.Files = []v1alpha2.ConfigMapFiles{{ConfigMapName: "html", MountPath: "/usr/share/nginx/html"}}
 	no.Spec.TLS = []v1alpha2.TLSSecret{{SecretName: "cert"}}
 	pod := podOf(t, no)

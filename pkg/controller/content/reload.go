@@ -58,11 +58,23 @@ type ReloadObservation struct {
 	Pending, Rejected []string
 }
 
-// EnsurePodContent asks every pod of the NginxOperator for the content desired (operand.
-// FormatContentHashes of the volumes) by annotating it, and reads how far the pods asked
-// for a change are. A pod that gets its first annotation runs what it started with: it
-// started after the content was written, so there is nothing to wait for.
-func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator, desired string, pods []corev1.Pod) (ReloadObservation, time.Duration, error) {
+// PodWant is what a pod is asked to load: the annotations the controller sets on it,
+// reload.ContentHashesAnnotation (operand.FormatContentHashes of the volumes) and, in a
+// staged reload, the include annotation that picks the stable or the candidate file.
+type PodWant func(pod *corev1.Pod) map[string]string
+
+// Everywhere asks every pod for the same content hashes.
+func Everywhere(desired string) PodWant {
+	return func(*corev1.Pod) map[string]string {
+		return map[string]string{reload.ContentHashesAnnotation: desired}
+	}
+}
+
+// EnsurePodContent asks every pod of the NginxOperator for the content want gives it by
+// annotating it, and reads how far the pods asked for a change are. A pod that gets its
+// first annotation runs what it started with: it started after the content was written,
+// so there is nothing to wait for.
+func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.NginxOperator, want PodWant, pods []corev1.Pod) (ReloadObservation, time.Duration, error) {
 	var obs ReloadObservation
 	now := c.Clock.Now()
 	t.awaited.forgetGone(client.ObjectKeyFromObject(no), pods)
@@ -79,9 +91,11 @@ func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.
 			t.awaited.forget(pod.UID)
 			continue
 		}
+		wanted := want(pod)
+		desired := wanted[reload.ContentHashesAnnotation]
 		current := pod.Annotations[reload.ContentHashesAnnotation]
-		if current != desired {
-			if err := c.annotatePod(ctx, pod, map[string]string{reload.ContentHashesAnnotation: desired}); err != nil {
+		if !hasAnnotations(pod, wanted) {
+			if err := c.annotatePod(ctx, pod, wanted); err != nil {
 				return obs, 0, err
 			}
 			asked++
@@ -104,7 +118,7 @@ func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.
 		}
 	}
 	if asked > 0 {
-		c.event(no, corev1.EventTypeNormal, "ContentReload", "Reload", "asked %d pods to load content %s", asked, desired)
+		c.event(no, corev1.EventTypeNormal, "ContentReload", "Reload", "asked %d pods to load new content", asked)
 	}
 	// The sidecars answer at once or time out: read them side by side.
 	stateOf := c.ReloadState
@@ -126,6 +140,7 @@ func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.
 		if w == nil {
 			continue
 		}
+		desired := w.desired
 		switch {
 		case rd.err != nil:
 			// Not known: status does not wait for what it cannot see, the next poll retries.
@@ -154,6 +169,16 @@ func (t *Tracker) EnsurePodContent(ctx context.Context, c Cluster, no *v1alpha2.
 		recheck = PollInterval
 	}
 	return obs, recheck, nil
+}
+
+// hasAnnotations reports whether pod carries every annotation of want with its value.
+func hasAnnotations(pod *corev1.Pod, want map[string]string) bool {
+	for k, v := range want {
+		if pod.Annotations[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // annotatePod merges annotations into a pod's: a pod update, which also makes the

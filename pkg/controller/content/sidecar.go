@@ -22,7 +22,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -54,22 +56,41 @@ func HTTPReloadState(ctx context.Context, pod *corev1.Pod) (reload.State, error)
 	return readSidecarState(ctx, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort))+reload.StatePath)
 }
 
+// TrafficReader reads the traffic a pod's sidecar counted since a time (reload.Traffic).
+type TrafficReader func(ctx context.Context, pod *corev1.Pod, since time.Time) (reload.Traffic, error)
+
+// HTTPTraffic reads a pod's traffic from its sidecar, on the exporter's port.
+func HTTPTraffic(ctx context.Context, pod *corev1.Pod, since time.Time) (reload.Traffic, error) {
+	var t reload.Traffic
+	if pod.Status.PodIP == "" {
+		return t, fmt.Errorf("pod %s has no IP yet", pod.Name)
+	}
+	u := "http://" + net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(operand.MetricsPort)) + reload.TrafficPath +
+		"?since=" + url.QueryEscape(since.UTC().Format(time.RFC3339))
+	return t, readSidecar(ctx, u, &t)
+}
+
 // readSidecarState reads the state at url with sidecarClient.
 func readSidecarState(ctx context.Context, url string) (reload.State, error) {
 	var state reload.State
+	return state, readSidecar(ctx, url, &state)
+}
+
+// readSidecar decodes the JSON at url into v, with sidecarClient.
+func readSidecar(ctx context.Context, url string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, reloadReadTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return state, err
+		return err
 	}
 	resp, err := sidecarClient.Do(req)
 	if err != nil {
-		return state, err
+		return err
 	}
 	defer func() { _ = resp.Body.Close() }() // read, or given up on: nothing to lose
 	if resp.StatusCode != http.StatusOK {
-		return state, fmt.Errorf("%s: %s", url, resp.Status)
+		return fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	return state, json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&state)
+	return json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(v)
 }

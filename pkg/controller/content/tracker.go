@@ -46,6 +46,8 @@ type Cluster struct {
 	Clock     clock.PassiveClock
 	// ReloadState reads a pod's sidecar (nil: HTTPReloadState).
 	ReloadState ReloadStateReader
+	// Traffic reads a pod's traffic from its sidecar (nil: HTTPTraffic).
+	Traffic TrafficReader
 	// Event, when set, records an event about the NginxOperator.
 	Event func(owner client.Object, eventType, reason, action, note string, args ...any)
 	// CountWrite, when set, records the outcome of one write of kind and returns err.

@@ -42,6 +42,10 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &operatorv1alpha1.NginxOperatorStatusApplyConfiguration{}
 
 		// Group=operator.example.com, Version=v1alpha2
+	case v1alpha2.SchemeGroupVersion.WithKind("CanarySpec"):
+		return &operatorv1alpha2.CanarySpecApplyConfiguration{}
+	case v1alpha2.SchemeGroupVersion.WithKind("CanaryStatus"):
+		return &operatorv1alpha2.CanaryStatusApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapDigest"):
 		return &operatorv1alpha2.ConfigMapDigestApplyConfiguration{}
 	case v1alpha2.SchemeGroupVersion.WithKind("ConfigMapFiles"):

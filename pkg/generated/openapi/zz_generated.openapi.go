@@ -42,6 +42,8 @@ func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenA
 		v1alpha1.NginxOperatorList{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha1_NginxOperatorList(ref),
 		v1alpha1.NginxOperatorSpec{}.OpenAPIModelName():                schema_pkg_apis_operator_v1alpha1_NginxOperatorSpec(ref),
 		v1alpha1.NginxOperatorStatus{}.OpenAPIModelName():              schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref),
+		v1alpha2.CanarySpec{}.OpenAPIModelName():                       schema_pkg_apis_operator_v1alpha2_CanarySpec(ref),
+		v1alpha2.CanaryStatus{}.OpenAPIModelName():                     schema_pkg_apis_operator_v1alpha2_CanaryStatus(ref),
 		v1alpha2.ConfigMapDigest{}.OpenAPIModelName():                  schema_pkg_apis_operator_v1alpha2_ConfigMapDigest(ref),
 		v1alpha2.ConfigMapFiles{}.OpenAPIModelName():                   schema_pkg_apis_operator_v1alpha2_ConfigMapFiles(ref),
 		v1alpha2.ConfigMapKeyReference{}.OpenAPIModelName():            schema_pkg_apis_operator_v1alpha2_ConfigMapKeyReference(ref),
@@ -555,6 +557,141 @@ func schema_pkg_apis_operator_v1alpha1_NginxOperatorStatus(ref common.ReferenceC
 		},
 		Dependencies: []string{
 			metav1.Condition{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_CanarySpec(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CanarySpec sets the staged reload of a new configuration. Unset fields take the defaults given; none is stored.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"enabled": {
+						SchemaProps: spec.SchemaProps{
+							Description: "enabled stages new configurations; true when unset. false: every pod loads a new configuration at once.",
+							Type:        []string{"boolean"},
+							Format:      "",
+						},
+					},
+					"pods": {
+						SchemaProps: spec.SchemaProps{
+							Description: "pods is how many pods load a new configuration first: a number, or a percentage of the pods rounded up; always at least one and fewer than all. Default 25%.",
+							Ref:         ref(intstr.IntOrString{}.OpenAPIModelName()),
+						},
+					},
+					"analysisSeconds": {
+						SchemaProps: spec.SchemaProps{
+							Description: "analysisSeconds is how long the canary pods are compared before the rest follow (5 to 3600). Default 30.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"maxErrorPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxErrorPercent is how many percentage points the canary pods' share of 5xx answers may exceed the other pods' (0 to 100). Default 5.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"maxLatencyPercent": {
+						SchemaProps: spec.SchemaProps{
+							Description: "maxLatencyPercent is how many percent the canary pods' 90th percentile latency may exceed the other pods' (0 to 10000); a difference under 50ms always passes. Default 100.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+					"minRequests": {
+						SchemaProps: spec.SchemaProps{
+							Description: "minRequests is how many requests the canary pods must answer in the window for the comparison to count (1 to 1000000). With fewer, the window is extended up to four times, then the configuration is promoted on the health check alone, with a Warning event that says so. Default 20.",
+							Type:        []string{"integer"},
+							Format:      "int32",
+						},
+					},
+				},
+			},
+		},
+		Dependencies: []string{
+			intstr.IntOrString{}.OpenAPIModelName()},
+	}
+}
+
+func schema_pkg_apis_operator_v1alpha2_CanaryStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+	return common.OpenAPIDefinition{
+		Schema: spec.Schema{
+			SchemaProps: spec.SchemaProps{
+				Description: "CanaryStatus is one staged reload.",
+				Type:        []string{"object"},
+				Properties: map[string]spec.Schema{
+					"hash": {
+						SchemaProps: spec.SchemaProps{
+							Description: "hash is the start of the SHA-256 of the staged nginx.conf, in hex.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+					"revision": {
+						SchemaProps: spec.SchemaProps{
+							Description: "revision is the NginxOperatorRevision staged (status.revision when it started).",
+							Type:        []string{"integer"},
+							Format:      "int64",
+						},
+					},
+					"phase": {
+						SchemaProps: spec.SchemaProps{
+							Description: "phase is Analyzing, Promoted or Failed.\n\nPossible enum values:\n - `\"Analyzing\"` : the canary pods load the configuration, or are compared.\n - `\"Failed\"` : the canary pods were taken back; the configuration is not tried again until it changes.\n - `\"Promoted\"` : every pod was asked to load it.",
+							Default:     "",
+							Type:        []string{"string"},
+							Format:      "",
+							Enum:        []interface{}{"Analyzing", "Failed", "Promoted"},
+						},
+					},
+					"startTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "startTime is when the canary pods were asked to load it.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"analysisStartTime": {
+						SchemaProps: spec.SchemaProps{
+							Description: "analysisStartTime is when every canary pod had loaded it: the comparison's window starts there.",
+							Ref:         ref(metav1.Time{}.OpenAPIModelName()),
+						},
+					},
+					"pods": {
+						VendorExtensible: spec.VendorExtensible{
+							Extensions: spec.Extensions{
+								"x-kubernetes-list-type": "atomic",
+							},
+						},
+						SchemaProps: spec.SchemaProps{
+							Description: "pods are the canary pods. At most 100.",
+							MaxItems:    ptr.To[int64](100),
+							Type:        []string{"array"},
+							Items: &spec.SchemaOrArray{
+								Schema: &spec.Schema{
+									SchemaProps: spec.SchemaProps{
+										Type:   []string{"string"},
+										Format: "",
+									},
+								},
+							},
+						},
+					},
+					"message": {
+						SchemaProps: spec.SchemaProps{
+							Description: "message says why it ended so, with the figures compared.",
+							Type:        []string{"string"},
+							Format:      "",
+						},
+					},
+				},
+				Required: []string{"hash", "phase"},
+			},
+		},
+		Dependencies: []string{
+			metav1.Time{}.OpenAPIModelName()},
 	}
 }
 
@@ -1302,11 +1439,17 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorSpec(ref common.ReferenceCal
 							Format:      "int32",
 						},
 					},
+					"canary": {
+						SchemaProps: spec.SchemaProps{
+							Description: "canary stages a new inline configuration (spec.config.inline) in Reload mode: a share of the pods loads it first and is compared with the pods still on the previous one, by the 5xx share and latency nginx's access log shows and by the health path requested in the pod after the reload. Pass: every pod loads it. Fail: the canary pods go back, status.canary says why with the figures, and the configuration is not tried again until it changes. On by default in Reload mode with two pods or more; Rollout mode keeps the Deployment's own pacing.",
+							Ref:         ref(v1alpha2.CanarySpec{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.MetricsSpec{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ScratchVolume{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
+			v1alpha2.CanarySpec{}.OpenAPIModelName(), v1alpha2.ConfigMapFiles{}.OpenAPIModelName(), v1alpha2.ConfigSource{}.OpenAPIModelName(), v1alpha2.MetricsSpec{}.OpenAPIModelName(), v1alpha2.PodDisruptionBudgetSpec{}.OpenAPIModelName(), v1alpha2.PodOptions{}.OpenAPIModelName(), v1alpha2.QPSSpec{}.OpenAPIModelName(), v1alpha2.ScratchVolume{}.OpenAPIModelName(), v1alpha2.ServiceSpec{}.OpenAPIModelName(), v1alpha2.TLSSecret{}.OpenAPIModelName(), corev1.ContainerPort{}.OpenAPIModelName(), corev1.EnvVar{}.OpenAPIModelName(), corev1.ResourceRequirements{}.OpenAPIModelName(), corev1.SecurityContext{}.OpenAPIModelName()},
 	}
 }
 
@@ -1407,11 +1550,17 @@ func schema_pkg_apis_operator_v1alpha2_NginxOperatorStatus(ref common.ReferenceC
 							},
 						},
 					},
+					"canary": {
+						SchemaProps: spec.SchemaProps{
+							Description: "canary is the staged reload of the newest configuration (spec.canary): running, or how the last one ended. Set by the controller.",
+							Ref:         ref(v1alpha2.CanaryStatus{}.OpenAPIModelName()),
+						},
+					},
 				},
 			},
 		},
 		Dependencies: []string{
-			v1alpha2.ConfigMapDigest{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
+			v1alpha2.CanaryStatus{}.OpenAPIModelName(), v1alpha2.ConfigMapDigest{}.OpenAPIModelName(), metav1.Condition{}.OpenAPIModelName()},
 	}
 }
 

@@ -45,6 +45,11 @@ var gatedFields = []gatedField{{
 	gate:  features.Revisions,
 	inUse: func(s *operator.NginxOperatorSpec) bool { return s.RevisionHistoryLimit != nil },
 	drop:  func(s *operator.NginxOperatorSpec) { s.RevisionHistoryLimit = nil },
+}, {
+	path:  "spec.canary",
+	gate:  features.StagedReload,
+	inUse: func(s *operator.NginxOperatorSpec) bool { return s.Canary != nil },
+	drop:  func(s *operator.NginxOperatorSpec) { s.Canary = nil },
 }}
 
 // dropDisabledFields clears the fields whose gate is off, as Kubernetes' strategies do

@@ -171,6 +171,7 @@ func autoConvert_operator_NginxOperatorSpec_To_v1alpha1_NginxOperatorSpec(in *op
 	// WARNING: in.Metrics requires manual conversion: does not exist in peer-type
 	// WARNING: in.ContentUpdate requires manual conversion: does not exist in peer-type
 	// WARNING: in.RevisionHistoryLimit requires manual conversion: does not exist in peer-type
+	// WARNING: in.Canary requires manual conversion: does not exist in peer-type
 	return nil
 }
 
@@ -194,5 +195,6 @@ func autoConvert_operator_NginxOperatorStatus_To_v1alpha1_NginxOperatorStatus(in
 	out.Conditions = *(*[]v1.Condition)(unsafe.Pointer(&in.Conditions))
 	// WARNING: in.Revision requires manual conversion: does not exist in peer-type
 	// WARNING: in.ConfigMapDigests requires manual conversion: does not exist in peer-type
+	// WARNING: in.Canary requires manual conversion: does not exist in peer-type
 	return nil
 }

@@ -83,4 +83,10 @@ const (
 	// ReasonReloadInProgress (Progressing True, contentUpdate Reload): some pods have not
 	// loaded the new content yet.
 	ReasonReloadInProgress = "ReloadInProgress"
+	// ReasonCanaryAnalyzing (Progressing True, spec.canary): a new configuration is
+	// staged on some pods and compared with the others.
+	ReasonCanaryAnalyzing = "CanaryAnalyzing"
+	// ReasonCanaryFailed (Stalled True, spec.canary): the staged configuration was taken
+	// back from the canary pods; status.canary.message says why, with the figures.
+	ReasonCanaryFailed = "CanaryFailed"
 )

@@ -167,6 +167,47 @@ type NginxOperatorSpec struct {
 	// revision, and the rollback subresource sets those fields back to a kept one.
 	// +optional
 	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty" protobuf:"varint,19,opt,name=revisionHistoryLimit"`
+	// canary stages a new inline configuration (spec.config.inline) in Reload mode: a
+	// share of the pods loads it first and is compared with the pods still on the
+	// previous one, by the 5xx share and latency nginx's access log shows and by the
+	// health path requested in the pod after the reload. Pass: every pod loads it.
+	// Fail: the canary pods go back, status.canary says why with the figures, and the
+	// configuration is not tried again until it changes. On by default in Reload mode
+	// with two pods or more; Rollout mode keeps the Deployment's own pacing.
+	// +optional
+	Canary *CanarySpec `json:"canary,omitempty" protobuf:"bytes,20,opt,name=canary"`
+}
+
+// CanarySpec sets the staged reload of a new configuration. Unset fields take the
+// defaults given; none is stored.
+type CanarySpec struct {
+	// enabled stages new configurations; true when unset. false: every pod loads a new
+	// configuration at once.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty" protobuf:"varint,1,opt,name=enabled"`
+	// pods is how many pods load a new configuration first: a number, or a percentage
+	// of the pods rounded up; always at least one and fewer than all. Default 25%.
+	// +optional
+	Pods *intstr.IntOrString `json:"pods,omitempty" protobuf:"bytes,2,opt,name=pods"`
+	// analysisSeconds is how long the canary pods are compared before the rest follow
+	// (5 to 3600). Default 30.
+	// +optional
+	AnalysisSeconds *int32 `json:"analysisSeconds,omitempty" protobuf:"varint,3,opt,name=analysisSeconds"`
+	// maxErrorPercent is how many percentage points the canary pods' share of 5xx
+	// answers may exceed the other pods' (0 to 100). Default 5.
+	// +optional
+	MaxErrorPercent *int32 `json:"maxErrorPercent,omitempty" protobuf:"varint,4,opt,name=maxErrorPercent"`
+	// maxLatencyPercent is how many percent the canary pods' 90th percentile latency may
+	// exceed the other pods' (0 to 10000); a difference under 50ms always passes.
+	// Default 100.
+	// +optional
+	MaxLatencyPercent *int32 `json:"maxLatencyPercent,omitempty" protobuf:"varint,5,opt,name=maxLatencyPercent"`
+	// minRequests is how many requests the canary pods must answer in the window for
+	// the comparison to count (1 to 1000000). With fewer, the window is extended up to
+	// four times, then the configuration is promoted on the health check alone, with a
+	// Warning event that says so. Default 20.
+	// +optional
+	MinRequests *int32 `json:"minRequests,omitempty" protobuf:"varint,6,opt,name=minRequests"`
 }
 
 // ContentUpdatePolicy is how new content reaches running pods.
@@ -404,6 +445,51 @@ type NginxOperatorStatus struct {
 	// +listType=atomic
 	// +k8s:validation:maxItems=21
 	ConfigMapDigests []ConfigMapDigest `json:"configMapDigests,omitempty" protobuf:"bytes,9,rep,name=configMapDigests"`
+	// canary is the staged reload of the newest configuration (spec.canary): running,
+	// or how the last one ended. Set by the controller.
+	// +optional
+	Canary *CanaryStatus `json:"canary,omitempty" protobuf:"bytes,10,opt,name=canary"`
+}
+
+// CanaryPhase is where a staged reload is.
+// +enum
+type CanaryPhase string
+
+// The phases of a staged reload.
+const (
+	// CanaryAnalyzing: the canary pods load the configuration, or are compared.
+	CanaryAnalyzing CanaryPhase = "Analyzing"
+	// CanaryPromoted: every pod was asked to load it.
+	CanaryPromoted CanaryPhase = "Promoted"
+	// CanaryFailed: the canary pods were taken back; the configuration is not tried
+	// again until it changes.
+	CanaryFailed CanaryPhase = "Failed"
+)
+
+// CanaryStatus is one staged reload.
+type CanaryStatus struct {
+	// hash is the start of the SHA-256 of the staged nginx.conf, in hex.
+	Hash string `json:"hash" protobuf:"bytes,1,opt,name=hash"`
+	// revision is the NginxOperatorRevision staged (status.revision when it started).
+	// +optional
+	Revision int64 `json:"revision,omitempty" protobuf:"varint,2,opt,name=revision"`
+	// phase is Analyzing, Promoted or Failed.
+	Phase CanaryPhase `json:"phase" protobuf:"bytes,3,opt,name=phase,casttype=CanaryPhase"`
+	// startTime is when the canary pods were asked to load it.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty" protobuf:"bytes,4,opt,name=startTime"`
+	// analysisStartTime is when every canary pod had loaded it: the comparison's
+	// window starts there.
+	// +optional
+	AnalysisStartTime *metav1.Time `json:"analysisStartTime,omitempty" protobuf:"bytes,5,opt,name=analysisStartTime"`
+	// pods are the canary pods. At most 100.
+	// +optional
+	// +listType=atomic
+	// +k8s:validation:maxItems=100
+	Pods []string `json:"pods,omitempty" protobuf:"bytes,6,rep,name=pods"`
+	// message says why it ended so, with the figures compared.
+	// +optional
+	Message string `json:"message,omitempty" protobuf:"bytes,7,opt,name=message"`
 }
 
 // ConfigMapDigest is the digest of what the pods mount of one ConfigMap.

@@ -22,6 +22,16 @@ limitations under the License.
 package v1alpha2
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CanarySpec) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.CanarySpec"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CanaryStatus) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.CanaryStatus"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in ConfigMapDigest) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.ConfigMapDigest"
 }

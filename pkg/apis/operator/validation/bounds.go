@@ -75,6 +75,9 @@ const (
 	// MaxConfigMapDigests bounds status.configMapDigests: spec.config's ConfigMap and
 	// spec.files' twenty.
 	MaxConfigMapDigests = 21
+	// MaxCanaryPods bounds status.canary.pods; MaxCanaryMessage its message.
+	MaxCanaryPods    = 100
+	MaxCanaryMessage = 4096
 )
 
 // ValidateSpecBounds reports every list and map of the spec that is longer than its

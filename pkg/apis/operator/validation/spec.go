@@ -90,6 +90,9 @@ func ValidateNginxOperatorSpec(spec *operator.NginxOperatorSpec, fldPath *field.
 	if spec.PodDisruptionBudget != nil {
 		allErrs = append(allErrs, validatePodDisruptionBudget(spec.PodDisruptionBudget, fldPath.Child("podDisruptionBudget"))...)
 	}
+	if spec.Canary != nil {
+		allErrs = append(allErrs, validateCanary(spec.Canary, fldPath.Child("canary"))...)
+	}
 	if limit := spec.RevisionHistoryLimit; limit != nil && (*limit < 0 || *limit > operator.MaxRevisionHistoryLimit) {
 		allErrs = append(allErrs, field.Invalid(fldPath.Child("revisionHistoryLimit"), *limit,
 			fmt.Sprintf("must be between 0 and %d: the number of revisions before the newest that are kept", operator.MaxRevisionHistoryLimit)))

@@ -104,6 +104,21 @@ func ValidateNginxOperatorStatus(status *operator.NginxOperatorStatus, fldPath *
 	if len(status.ConfigMapDigests) > MaxConfigMapDigests {
 		allErrs = append(allErrs, field.TooMany(fldPath.Child("configMapDigests"), len(status.ConfigMapDigests), MaxConfigMapDigests))
 	}
+	if c := status.Canary; c != nil {
+		p := fldPath.Child("canary")
+		if len(c.Pods) > MaxCanaryPods {
+			allErrs = append(allErrs, field.TooMany(p.Child("pods"), len(c.Pods), MaxCanaryPods))
+		}
+		if len(c.Message) > MaxCanaryMessage {
+			allErrs = append(allErrs, field.TooLong(p.Child("message"), "", MaxCanaryMessage))
+		}
+		switch c.Phase {
+		case operator.CanaryAnalyzing, operator.CanaryPromoted, operator.CanaryFailed:
+		default:
+			allErrs = append(allErrs, field.NotSupported(p.Child("phase"), c.Phase,
+				[]operator.CanaryPhase{operator.CanaryAnalyzing, operator.CanaryPromoted, operator.CanaryFailed}))
+		}
+	}
 	if len(status.Conditions) > MaxConditions {
 		return append(allErrs, field.TooMany(fldPath.Child("conditions"), len(status.Conditions), MaxConditions))
 	}

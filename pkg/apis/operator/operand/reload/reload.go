@@ -59,7 +59,107 @@ const (
 
 	// StatePath on the sidecar's metrics port answers a State as JSON.
 	StatePath = "/reload"
+
+	// A staged reload (spec.canary) needs more of the pod. IncludeVolume names, among
+	// the volumes of FormatContentHashes, the file that says which configuration the
+	// pod's nginx includes (the stable one, or the candidate on a canary pod): it is
+	// hashed like a volume, so a pod switched to the other file reloads although no
+	// volume changed.
+	IncludeVolume = "nginx-include"
+	// AccessLog is the file in ErrorLogDirectory nginx writes the time, status and
+	// duration of each request to (TrafficLogFormat), for the sidecar to count.
+	AccessLog = ErrorLogDirectory + "/access.log"
+	// TrafficPath on the sidecar's metrics port answers the Traffic since the time in
+	// its query parameter "since" (RFC 3339).
+	TrafficPath = "/reload/traffic"
+	// TrafficLogFormat is nginx's log_format of AccessLog: $msec $status $request_time.
+	TrafficLogFormat = "$msec $status $request_time"
 )
+
+// LatencyBounds are the upper bounds, in seconds, of Traffic's latency buckets; a last
+// bucket counts the slower requests.
+var LatencyBounds = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Traffic is what nginx answered in a period, from its access log.
+type Traffic struct {
+	// Requests counts the requests answered, Errors the ones answered with a 5xx status.
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	// Latency counts the requests by duration: Latency[i] those of at most
+	// LatencyBounds[i] seconds (and above the bound before); the last, the slower ones.
+	// Empty when there was no request.
+	Latency []int64 `json:"latency,omitempty"`
+}
+
+// Add adds o's requests to t.
+func (t *Traffic) Add(o Traffic) {
+	t.Requests += o.Requests
+	t.Errors += o.Errors
+	if len(o.Latency) > 0 && len(t.Latency) == 0 {
+		t.Latency = make([]int64, len(LatencyBounds)+1)
+	}
+	for i := range min(len(o.Latency), len(t.Latency)) {
+		t.Latency[i] += o.Latency[i]
+	}
+}
+
+// Observe counts one request of status and duration seconds.
+func (t *Traffic) Observe(status int, seconds float64) {
+	t.Requests++
+	if status >= 500 && status <= 599 {
+		t.Errors++
+	}
+	if len(t.Latency) == 0 {
+		t.Latency = make([]int64, len(LatencyBounds)+1)
+	}
+	i := sort.SearchFloat64s(LatencyBounds, seconds)
+	t.Latency[i]++
+}
+
+// ErrorPercent is the share of 5xx answers in percent; 0 without requests.
+func (t Traffic) ErrorPercent() float64 {
+	if t.Requests == 0 {
+		return 0
+	}
+	return 100 * float64(t.Errors) / float64(t.Requests)
+}
+
+// Quantile is the upper bound, in seconds, of the bucket that holds quantile q of the
+// requests' durations (the last bound doubled for the slowest bucket); 0 without requests.
+func (t Traffic) Quantile(q float64) float64 {
+	var total int64
+	for _, n := range t.Latency {
+		total += n
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := int64(q*float64(total) + 0.5)
+	var seen int64
+	for i, n := range t.Latency {
+		seen += n
+		if seen >= rank && seen > 0 {
+			if i < len(LatencyBounds) {
+				return LatencyBounds[i]
+			}
+			break
+		}
+	}
+	return 2 * LatencyBounds[len(LatencyBounds)-1]
+}
+
+// Health is what the health path answered in the pod after nginx loaded Content.
+type Health struct {
+	Content string `json:"content"`
+	// Code is the HTTP status; 0 when nginx did not answer, and Error says why.
+	Code  int    `json:"code,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Failed reports whether the answer counts against the content: none, or a 5xx.
+func (h Health) Failed() bool {
+	return h.Code == 0 || h.Code >= 500
+}
 
 // State is what the sidecar reports on StatePath. Hashes are in the form of
 // FormatContentHashes; "" when there is none.
@@ -78,6 +178,9 @@ type State struct {
 	// Reloads and Failures count the reloads asked for and the ones that failed.
 	Reloads  int64 `json:"reloads"`
 	Failures int64 `json:"failures"`
+	// Health is what the health path answered after the last reload that loaded
+	// content, when the sidecar has a health URL.
+	Health *Health `json:"health,omitempty"`
 }
 
 // ContentHash hashes a volume's files the same way on both sides: the controller from

@@ -104,6 +104,14 @@ type NginxOperatorSpecApplyConfiguration struct {
 	// (0 to 100); 10 when unset. Each change of what config, files and tls mount is one
 	// revision, and the rollback subresource sets those fields back to a kept one.
 	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+	// canary stages a new inline configuration (spec.config.inline) in Reload mode: a
+	// share of the pods loads it first and is compared with the pods still on the
+	// previous one, by the 5xx share and latency nginx's access log shows and by the
+	// health path requested in the pod after the reload. Pass: every pod loads it.
+	// Fail: the canary pods go back, status.canary says why with the figures, and the
+	// configuration is not tried again until it changes. On by default in Reload mode
+	// with two pods or more; Rollout mode keeps the Deployment's own pacing.
+	Canary *CanarySpecApplyConfiguration `json:"canary,omitempty"`
 }
 
 // NginxOperatorSpecApplyConfiguration constructs a declarative configuration of the NginxOperatorSpec type for use with
@@ -280,5 +288,13 @@ func (b *NginxOperatorSpecApplyConfiguration) WithContentUpdate(value operatorv1
 // If called multiple times, the RevisionHistoryLimit field is set to the value of the last call.
 func (b *NginxOperatorSpecApplyConfiguration) WithRevisionHistoryLimit(value int32) *NginxOperatorSpecApplyConfiguration {
 	b.RevisionHistoryLimit = &value
+	return b
+}
+
+// WithCanary sets the Canary field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Canary field is set to the value of the last call.
+func (b *NginxOperatorSpecApplyConfiguration) WithCanary(value *CanarySpecApplyConfiguration) *NginxOperatorSpecApplyConfiguration {
+	b.Canary = value
 	return b
 }

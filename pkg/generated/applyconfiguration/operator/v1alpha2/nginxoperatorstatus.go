@@ -51,6 +51,9 @@ type NginxOperatorStatusApplyConfiguration struct {
 	// controller last read it. A change of one records a revision, reason
 	// ConfigMapChanged. At most 21.
 	ConfigMapDigests []ConfigMapDigestApplyConfiguration `json:"configMapDigests,omitempty"`
+	// canary is the staged reload of the newest configuration (spec.canary): running,
+	// or how the last one ended. Set by the controller.
+	Canary *CanaryStatusApplyConfiguration `json:"canary,omitempty"`
 }
 
 // NginxOperatorStatusApplyConfiguration constructs a declarative configuration of the NginxOperatorStatus type for use with
@@ -138,5 +141,13 @@ func (b *NginxOperatorStatusApplyConfiguration) WithConfigMapDigests(values ...*
 		}
 		b.ConfigMapDigests = append(b.ConfigMapDigests, *values[i])
 	}
+	return b
+}
+
+// WithCanary sets the Canary field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Canary field is set to the value of the last call.
+func (b *NginxOperatorStatusApplyConfiguration) WithCanary(value *CanaryStatusApplyConfiguration) *NginxOperatorStatusApplyConfiguration {
+	b.Canary = value
 	return b
 }
