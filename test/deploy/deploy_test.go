@@ -57,7 +57,7 @@ func TestDeployOnRealNode(t *testing.T) {
 		// its own objects; the HPA's watch and counts follow its own NginxOperator only).
 		{"the Prometheus Operator's Prometheus, beside NginxOperators as real pods", inParallel(
 			step{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) { prometheusOperatorScrapes(t, refs) }},
-			step{"a content change reloaded in place and rolled out, at 2 and 20 replicas", reloadVersusRollout},
+			step{"a content change reloaded in place, staged and rolled out, good and answering 500, at 4 and 20 replicas", reloadVersusRollout},
 			step{"NginxOperators as real pods", inSequence(
 				step{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
 				step{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},

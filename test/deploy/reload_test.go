@@ -374,7 +374,7 @@ func measureContentUpdate(t *testing.T, name, mode, previous, version string, re
 			_, done := served[p.name]
 			all = all && done
 		}
-		return all && (mode == "Reload" || replaced(list(), false) == 0)
+		return all && (mode != "Rollout" || replaced(list(), false) == 0)
 	})
 	f := contentUpdateFigures{mode: mode, replicas: replicas, toServe: time.Since(changed), downloads: len(slow)}
 	slowest, last := "", time.Duration(0)
@@ -413,75 +413,120 @@ func measureContentUpdate(t *testing.T, name, mode, previous, version string, re
 	return f
 }
 
-// measureAtReplicas measures Reload, then Rollout, on one NginxOperator of replicas pods.
-func measureAtReplicas(t *testing.T, replicas int) []contentUpdateFigures {
+// measureAtReplicas measures Reload, Staged (Reload with spec.canary's defaults) and
+// Rollout on one NginxOperator of replicas pods: a good configuration, and one that
+// answers 500 (badWriteFigures).
+func measureAtReplicas(t *testing.T, replicas int) ([]contentUpdateFigures, []badWriteFigures, string) {
 	name := fmt.Sprintf("content-%d", replicas)
 	content := name + "-html"
 	t.Cleanup(func() {
 		kubectl(t, "", "delete", "ngx", name, "--ignore-not-found")
 		kubectl(t, "", "delete", "configmap", content, "--ignore-not-found")
 	})
+	// mode is Reload (spec.canary off), Staged (Reload with spec.canary's defaults) or
+	// Rollout; version is what / answers, or badConfig. The access log stays on: the
+	// guard counts it.
 	manifest := func(mode, version string) string {
+		contentUpdate, canary := mode, "{enabled: false}"
+		if mode == "Staged" {
+			contentUpdate, canary = "Reload", "{}"
+		}
+		extra := `location = / { return 200 "content ` + version + `\n"; }`
+		if version == badConfig {
+			extra = badConfig
+		}
 		return fmt.Sprintf(`apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator
 metadata: {name: %s, namespace: default}
 spec:
   replicas: %d
   contentUpdate: %s
+  canary: %s
   healthcheckPath: /healthz
   config:
     inline: |
 %s
   files: [{configMapName: %s, mountPath: /usr/share/nginx/html}]
-`, name, replicas, mode, indent(reloadConf(`location = / { return 200 "content `+version+`\n"; }`), "      "), content)
+`, name, replicas, contentUpdate, canary, indent(strings.Replace(reloadConf(extra), "access_log off;", "", 1), "      "), content)
+	}
+	apply := func(mode string) func(string) {
+		return func(v string) { mustKubectl(t, manifest(mode, v), "apply", "-f", "-") }
+	}
+	// switchTo moves the pods to mode, which rolls them once.
+	switchTo := func(mode, version string) {
+		apply(mode)(version)
+		mustKubectl(t, "", "rollout", "status", "deployment/"+name, "--timeout=5m")
+		mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
+	}
+	bad := func(mode, previous string, observe time.Duration) badWriteFigures {
+		return measureBadWrite(t, name, mode, previous, replicas, func() { apply(mode)(badConfig) }, func() { apply(mode)(previous) }, observe)
 	}
 	mustKubectl(t, siteContent(content, "v1"), "apply", "--server-side", "-f", "-")
-	mustKubectl(t, manifest("Reload", "v1"), "apply", "-f", "-")
+	apply("Reload")("v1")
 	start := time.Now()
 	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
 	t.Logf("%d pods Ready in %s", replicas, time.Since(start).Round(100*time.Millisecond))
-	reload := measureContentUpdate(t, name, "Reload", "v1", "v2", replicas, func(v string) { mustKubectl(t, manifest("Reload", v), "apply", "-f", "-") })
+	reload := measureContentUpdate(t, name, "Reload", "v1", "v2", replicas, apply("Reload"))
 	if reload.newPods != 0 || reload.kept != reload.downloads {
 		t.Errorf("Reload of %d pods: %d new pods, %d of %d downloads kept", replicas, reload.newPods, reload.kept, reload.downloads)
 	}
+	badRows := []badWriteFigures{bad("Reload", "v2", 20*time.Second)}
+
+	// Staged: a good configuration is promoted to every pod; one answering 500 is taken
+	// back from the canary pods.
+	switchTo("Staged", "v2")
+	staged := measureContentUpdate(t, name, "Staged", "v2", "v3", replicas, apply("Staged"))
+	if staged.newPods != 0 || staged.kept != staged.downloads {
+		t.Errorf("Staged of %d pods: %d new pods, %d of %d downloads kept", replicas, staged.newPods, staged.kept, staged.downloads)
+	}
+	badRows = append(badRows, bad("Staged", "v3", 0))
+	leader := ""
+	if replicas == 4 {
+		leader = leaderDeletedMidStage(t, name, "v4", replicas, func() { apply("Staged")("v4") })
+		t.Log(leader)
+	}
+
 	// The same pods switch to Rollout (this rolls them once), then the content changes.
-	mustKubectl(t, manifest("Rollout", "v2"), "apply", "-f", "-")
-	mustKubectl(t, "", "rollout", "status", "deployment/"+name, "--timeout=5m")
-	mustKubectl(t, "", "wait", "--for=condition=Ready", "--timeout=5m", "ngx/"+name)
-	rollout := measureContentUpdate(t, name, "Rollout", "v2", "v3", replicas, func(v string) { mustKubectl(t, manifest("Rollout", v), "apply", "-f", "-") })
+	switchTo("Rollout", "v4")
+	rollout := measureContentUpdate(t, name, "Rollout", "v4", "v5", replicas, apply("Rollout"))
 	if rollout.newPods != replicas {
 		t.Errorf("Rollout of %d pods replaced %d", replicas, rollout.newPods)
 	}
+	badRows = append(badRows, bad("Rollout", "v5", 30*time.Second))
 	kubectl(t, "", "delete", "ngx", name, "--wait=false")
-	return []contentUpdateFigures{reload, rollout}
+	return []contentUpdateFigures{reload, staged, rollout}, badRows, leader
 }
 
-// reloadVersusRollout measures a content change at 2 and 20 replicas, reloaded in place
-// and rolled out, and prints the table the default was chosen from (docs/api.md). It
-// asserts what must hold in both modes (no failed request; Reload replaces no pod and
-// keeps every long-lived download), never a duration.
+// reloadVersusRollout measures a content change at 4 and 20 replicas, reloaded in place,
+// staged and rolled out, and a configuration answering 500 written the same three ways,
+// and prints the tables the defaults were chosen from (docs/api.md). It asserts what must
+// hold (no failed request for a good change; Reload and Staged replace no pod and keep
+// every long-lived download; the guard takes the bad one back, and nothing fails once
+// the pods serve the previous one), never a duration.
 func reloadVersusRollout(t *testing.T) {
 	// Both sizes at once, each on its own NginxOperator: the measurements wait mostly (the
 	// downloads, the grace periods), and the 2-core node has room for both.
 	rows := map[int][]contentUpdateFigures{}
+	badRows := map[int][]badWriteFigures{}
 	var wg sync.WaitGroup
 	var lock sync.Mutex
-	for _, replicas := range []int{2, 20} {
+	for _, replicas := range []int{4, 20} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t.Run(fmt.Sprintf("%d replicas", replicas), func(t *testing.T) {
-				figures := measureAtReplicas(t, replicas)
+				figures, bad, _ := measureAtReplicas(t, replicas)
 				lock.Lock()
 				defer lock.Unlock()
-				rows[replicas] = figures
+				rows[replicas], badRows[replicas] = figures, bad
 			})
 		}()
 	}
 	wg.Wait()
+	t.Logf("a configuration answering 500 to everything, written under load (50 requests/s through the Service):\n%s", badWriteTable(append(badRows[4], badRows[20]...)))
 	var table strings.Builder
 	fmt.Fprintf(&table, "| replicas | contentUpdate | write to every pod serving it | last old answer | replaced pods gone | requests | failed | 40 s downloads kept | new pods |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range append(rows[2], rows[20]...) {
+	for _, r := range append(rows[4], rows[20]...) {
 		gone := "none replaced"
 		if r.newPods > 0 {
 			gone = r.oldGone.Round(10 * time.Millisecond).String()

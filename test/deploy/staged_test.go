@@ -1,0 +1,207 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deploy
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// badConfig answers 500 to every request, the health path included: a configuration
+// nginx accepts and that takes a site down.
+const badConfig = "return 500;"
+
+// statusLoop requests / through an address 50 times a second and records when each
+// request was sent and whether it was answered 200.
+type statusLoop struct {
+	mu         sync.Mutex
+	sent       []time.Time
+	ok         []bool
+	stop, done chan struct{}
+}
+
+var statusClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+
+func startStatusLoop(t *testing.T, addr string) *statusLoop {
+	t.Helper()
+	if ip := net.ParseIP(strings.Split(addr, ":")[0]); ip == nil || !serviceNet.Contains(ip) {
+		t.Fatalf("%s is not a service address of the local node", addr)
+	}
+	l := &statusLoop{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		pace := time.NewTicker(20 * time.Millisecond)
+		defer pace.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-pace.C:
+			}
+			sent := time.Now()
+			resp, err := statusClient.Get("http://" + addr + "/")
+			ok := err == nil && resp.StatusCode == http.StatusOK
+			if err == nil {
+				_ = resp.Body.Close()
+			}
+			l.mu.Lock()
+			l.sent, l.ok = append(l.sent, sent), append(l.ok, ok)
+			l.mu.Unlock()
+		}
+	}()
+	return l
+}
+
+// since counts the requests sent from start on, the failed ones, and the span from start
+// to the first and to the last failure.
+func (l *statusLoop) since(start time.Time) (requests, failed int, first, last time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, sent := range l.sent {
+		if sent.Before(start) {
+			continue
+		}
+		requests++
+		if !l.ok[i] {
+			failed++
+			if first == 0 {
+				first = sent.Sub(start)
+			}
+			last = sent.Sub(start)
+		}
+	}
+	return requests, failed, first, last
+}
+
+// failedAfter counts the failures among the requests sent after at.
+func (l *statusLoop) failedAfter(at time.Time) (requests, failed int) {
+	requests, failed, _, _ = l.since(at)
+	return requests, failed
+}
+
+func (l *statusLoop) finish() {
+	close(l.stop)
+	<-l.done
+}
+
+// badWriteFigures is one row of the table of a configuration answering 500, written
+// under load.
+type badWriteFigures struct {
+	mode                  string
+	replicas              int
+	requests, failed      int
+	firstFailure, lastOne time.Duration
+	ended                 string
+}
+
+// measureBadWrite writes badConfig under a request loop through the Service and measures
+// how many requests fail and for how long: in Staged mode until the guard took it back
+// (status.canary Failed) and the pods serve previous again; in Reload and Rollout mode,
+// where nothing takes it back, for observe, then restore writes previous again.
+func measureBadWrite(t *testing.T, name, mode, previous string, replicas int, write, restore func(), observe time.Duration) badWriteFigures {
+	t.Helper()
+	clusterIP := get(t, "get", "service", name, "-o", "jsonpath={.spec.clusterIP}")
+	serviceAnswers(t, clusterIP, "content "+previous+"\n")
+	loop := startStatusLoop(t, clusterIP+":80")
+	defer loop.finish()
+	f := badWriteFigures{mode: mode, replicas: replicas}
+	changed := time.Now()
+	write()
+	switch mode {
+	case "Staged":
+		var st string
+		waitFor(t, 5*time.Minute, "the guard to take the configuration back", func() bool {
+			st = get(t, "get", "ngx", name, "-o", "jsonpath={.status.canary.phase}: {.status.canary.message}")
+			return strings.HasPrefix(st, "Failed:")
+		})
+		f.ended = fmt.Sprintf("taken back %s after the write: %s", time.Since(changed).Round(100*time.Millisecond), st)
+		events := get(t, "get", "events", "--field-selector", "involvedObject.name="+name+",reason=CanaryFailed", "-o", "jsonpath={.items[*].note}{.items[*].message}")
+		if !strings.Contains(events, "taken back from the canary pods") {
+			t.Errorf("Staged, %d pods: no CanaryFailed event: %q", replicas, events)
+		}
+		if stalled := get(t, "get", "ngx", name, "-o", `jsonpath={.status.conditions[?(@.type=="Stalled")].reason}`); stalled != "CanaryFailed" {
+			t.Errorf("Staged, %d pods: Stalled's reason %q, want CanaryFailed", replicas, stalled)
+		}
+	default:
+		time.Sleep(observe) // the measured period: nothing takes it back in these modes
+		f.ended = fmt.Sprintf("nothing took it back; written again by hand after %s", observe)
+		restore()
+	}
+	pods := nginxPods(t, name)
+	waitFor(t, 5*time.Minute, "every pod to serve "+previous+" again", func() bool {
+		pods = nginxPods(t, name)
+		return len(pods) >= replicas && everyPodServes(pods, "content "+previous+"\n")
+	})
+	// Once the pods serve the previous configuration again, nothing fails any more.
+	settled := time.Now()
+	waitFor(t, 2*time.Minute, "200 more requests", func() bool { n, _ := loop.failedAfter(settled); return n >= 200 })
+	if n, failed := loop.failedAfter(settled); failed != 0 {
+		t.Errorf("%s, %d pods: %d of %d requests failed after the pods served %s again", mode, replicas, failed, n, previous)
+	}
+	f.requests, f.failed, f.firstFailure, f.lastOne = loop.since(changed)
+	if mode == "Staged" && f.failed*2 > f.requests {
+		t.Errorf("Staged, %d pods: %d of %d requests failed; the guard let more than half fail", replicas, f.failed, f.requests)
+	}
+	return f
+}
+
+// leaderDeletedMidStage writes a good configuration, deletes the controller's leader pod
+// once the canary pods are being compared, and waits for the other replica to finish the
+// staged reload from what the cluster holds: promoted, every pod serving it.
+func leaderDeletedMidStage(t *testing.T, name, version string, replicas int, write func()) string {
+	changed := time.Now()
+	write()
+	waitFor(t, 3*time.Minute, "the canary pods to be compared", func() bool {
+		st := get(t, "get", "ngx", name, "-o", "jsonpath={.status.canary.phase}/{.status.canary.analysisStartTime}")
+		return strings.HasPrefix(st, "Analyzing/") && len(st) > len("Analyzing/")
+	})
+	holder := get(t, "get", "lease", "-n", systemNS, "nginx-operator-controller", "-o", "jsonpath={.spec.holderIdentity}")
+	leader, _, _ := strings.Cut(holder, "_")
+	mustKubectl(t, "", "delete", "pod", "-n", systemNS, leader, "--wait=false")
+	deleted := time.Since(changed)
+	waitFor(t, 5*time.Minute, "the staged configuration promoted by the next leader", func() bool {
+		return get(t, "get", "ngx", name, "-o", "jsonpath={.status.canary.phase}") == "Promoted"
+	})
+	pods := nginxPods(t, name)
+	waitFor(t, 3*time.Minute, "every pod to serve "+version, func() bool {
+		pods = nginxPods(t, name)
+		return len(pods) >= replicas && everyPodServes(pods, "content "+version+"\n")
+	})
+	next := get(t, "get", "lease", "-n", systemNS, "nginx-operator-controller", "-o", "jsonpath={.spec.holderIdentity}")
+	return fmt.Sprintf("leader %s deleted %s after the write, mid-analysis; %s promoted it, every pod served %s %s after the write",
+		leader, deleted.Round(100*time.Millisecond), next, version, time.Since(changed).Round(100*time.Millisecond))
+}
+
+// badWriteTable prints the rows of measureBadWrite.
+func badWriteTable(rows []badWriteFigures) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "| replicas | mode | requests | failed | failed share | first failure | last failure | how it ended |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		share := 0.0
+		if r.requests > 0 {
+			share = 100 * float64(r.failed) / float64(r.requests)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %d | %d | %.1f%% | %s | %s | %s |\n", r.replicas, r.mode, r.requests, r.failed, share,
+			r.firstFailure.Round(10*time.Millisecond), r.lastOne.Round(10*time.Millisecond), r.ended)
+	}
+	return b.String()
+}
