@@ -34,14 +34,17 @@ const (
 	DefaultCanaryMinRequests       = 20
 )
 
-// CanarySettings is spec.canary with the defaults of what it leaves unset.
+// CanarySettings is spec.canary with the defaults of what it leaves unset: what the
+// controller reads, not a type of the API.
+// +k8s:openapi-gen=false
+// +k8s:deepcopy-gen=false
 type CanarySettings struct {
-	Enabled           bool
-	Pods              intstr.IntOrString
-	Analysis          time.Duration
-	MaxErrorPercent   int32
-	MaxLatencyPercent int32
-	MinRequests       int32
+	Enabled           bool               `protobuf:"varint,1,opt,name=enabled"`
+	Pods              intstr.IntOrString `protobuf:"bytes,2,opt,name=pods"`
+	Analysis          time.Duration      `protobuf:"varint,3,opt,name=analysis,casttype=time.Duration"`
+	MaxErrorPercent   int32              `protobuf:"varint,4,opt,name=maxErrorPercent"`
+	MaxLatencyPercent int32              `protobuf:"varint,5,opt,name=maxLatencyPercent"`
+	MinRequests       int32              `protobuf:"varint,6,opt,name=minRequests"`
 }
 
 // CanarySettings returns spec.canary's settings, defaults filled in.

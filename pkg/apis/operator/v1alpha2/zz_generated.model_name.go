@@ -22,6 +22,11 @@ limitations under the License.
 package v1alpha2
 
 // OpenAPIModelName returns the OpenAPI model name for this type.
+func (in CanarySettings) OpenAPIModelName() string {
+	return "com.example.operator.v1alpha2.CanarySettings"
+}
+
+// OpenAPIModelName returns the OpenAPI model name for this type.
 func (in CanarySpec) OpenAPIModelName() string {
 	return "com.example.operator.v1alpha2.CanarySpec"
 }
