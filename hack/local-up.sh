@@ -122,13 +122,14 @@ start_kwok_and_nginx_operator() {
   for f in "${ROOT}"/artifacts/local/*.yaml; do
     envsubst '${OPERATOR_APISERVER_PORT} ${CA_BUNDLE}' <"${f}" | k apply -f - >/dev/null
   done
-  k apply -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
+  # The roles the local apiserver's and controller's users are bound to, as the base defines them.
+  k apply -f "${ROOT}/artifacts/deploy/10-rbac-apiserver.yaml" -f "${ROOT}/artifacts/deploy/50-rbac-controller.yaml" >/dev/null
   # The user roles aggregated into view, edit and admin, as the base installs them.
   k apply -f "${ROOT}/artifacts/deploy/51-rbac-aggregated.yaml" >/dev/null
   # The identity that may read the apiserver's and the controller's /metrics (its token
   # Secret is filled by kube-controller-manager).
   k apply -f "${ROOT}/artifacts/overlays/components/prometheus/metrics-scraper.yaml" >/dev/null
-  log "applied artifacts/local, the controller's and the aggregated user roles from artifacts/deploy and the metrics scraper's identity"
+  log "applied artifacts/local, the apiserver's, the controller's and the aggregated user roles from artifacts/deploy and the metrics scraper's identity"
 
   case "${OPERATOR_APISERVER_STORAGE}" in
     embedded) operator_storage=(--data-dir "${LOCAL_DIR}/nginx-operator-apiserver") ;;

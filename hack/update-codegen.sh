@@ -107,6 +107,9 @@ PATH="${PROTO_ROOT}/bin:${PATH}" go-to-protobuf \
 # The v1alpha2 API as a CRD in another group, for make bench; needs the OpenAPI above.
 hack_tool crd-from-openapi > "${SCRIPT_ROOT}/artifacts/bench/crd-nginxoperators.yaml"
 
+# The static manifests of artifacts/ from the Helm chart (hack/update-manifests.sh says which).
+"${SCRIPT_ROOT}/hack/update-manifests.sh"
+
 # The OLM bundle (bundle/, make bundle): from artifacts/deploy, with the API descriptions above.
 hack_tool bundle
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when generated code differs from what hack/update-codegen.sh produces.
+# Fails when generated code, or a manifest rendered from the chart, differs from what
+# hack/update-codegen.sh produces.
 # Generates into a scratch copy so the working tree is never touched.
 set -o errexit
 set -o nounset
@@ -10,10 +11,11 @@ SCRATCH="$(mktemp -d)"
 trap 'rm -rf "${SCRATCH}"' EXIT
 
 tar -C "${SCRIPT_ROOT}" --exclude=./.git --exclude=./bin --exclude=./.local --exclude=./.local-standalone --exclude=./hack/tools/bin --exclude=./_output -cf - . | tar -C "${SCRATCH}" -xf -
-"${SCRATCH}/hack/update-codegen.sh" >/dev/null
+# The scratch copy has no tools of its own: Helm comes from this checkout's cache.
+TOOLS_BIN_DIR="${TOOLS_BIN_DIR:-${SCRIPT_ROOT}/hack/tools/bin}" "${SCRATCH}/hack/update-codegen.sh" >/dev/null
 
 ret=0
-for path in pkg hack/api-rule-violations.list artifacts/bench bundle docs/request-path.svg; do
+for path in pkg hack/api-rule-violations.list artifacts charts bundle docs/request-path.svg; do
   diff -Naupr "${SCRIPT_ROOT}/${path}" "${SCRATCH}/${path}" || ret=1
 done
 if [[ ${ret} -ne 0 ]]; then

@@ -5,7 +5,7 @@
 # optional real node runs (kubelet, kube-proxy and CoreDNS) and what its test cuts, signs
 # and pushes a release with (cosign, an OCI registry, crane). With --release only what
 # `make release` and hack/release-push.sh run: etcd (its image), Helm, cosign, an OCI
-# registry and crane.
+# registry and crane. With --helm only Helm, which `make generate` renders the chart with.
 set -euo pipefail
 
 TOOLS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -51,14 +51,15 @@ PROMETHEUS_VERSION="$(ecosystem_version github.com/prometheus/prometheus)"
 # cert-manager, of our main).
 ECOSYSTEM_DIGEST="$(sha256sum <"${ECOSYSTEM_DIR}/go.sum" | cut -c1-12)"
 # --node: also what the real node runs; --run: only what `make run` runs on kwok's nodes
-# (no Helm, which only the tests use); --release: only what a release is cut and pushed with.
-WITH_NODE=false RUN_ONLY=false RELEASE_ONLY=false
+# (no Helm); --release: only what a release is cut and pushed with; --helm: only Helm.
+WITH_NODE=false RUN_ONLY=false RELEASE_ONLY=false HELM_ONLY=false
 case "${1:-}" in
   --node) WITH_NODE=true ;;
   --run) RUN_ONLY=true ;;
   --release) RELEASE_ONLY=true ;;
+  --helm) HELM_ONLY=true ;;
   "") ;;
-  *) echo "usage: $0 [--node|--run|--release]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--node|--run|--release|--helm]" >&2; exit 2 ;;
 esac
 
 K8S_DIR="${BIN_DIR}/kubernetes-${K8S_VERSION}"
@@ -92,14 +93,16 @@ ecosystem() {
   CGO_ENABLED=0 GOFLAGS="${GOFLAGS_ECOSYSTEM:-}" build "$1" "$2" "-s -w ${3:-}" ecosystem
 }
 
-build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
-# etcd's own clients at the same version, as the etcd images ship them: etcdctl for member
-# operations and snapshots, etcdutl for restores and offline checks.
-build "${ETCD_DIR}/etcdctl" go.etcd.io/etcd/etcdctl/v3 "-s -w"
-build "${ETCD_DIR}/etcdutl" go.etcd.io/etcd/etcdutl/v3 "-s -w"
+if ! ${HELM_ONLY}; then
+  build "${ETCD_DIR}/etcd" go.etcd.io/etcd/server/v3 "-s -w"
+  # etcd's own clients at the same version, as the etcd images ship them: etcdctl for member
+  # operations and snapshots, etcdutl for restores and offline checks.
+  build "${ETCD_DIR}/etcdctl" go.etcd.io/etcd/etcdctl/v3 "-s -w"
+  build "${ETCD_DIR}/etcdutl" go.etcd.io/etcd/etcdutl/v3 "-s -w"
+fi
 K8S_CMDS=(kube-apiserver kube-controller-manager kube-scheduler)
 ${WITH_NODE} && K8S_CMDS+=(kubelet kube-proxy)
-${RELEASE_ONLY} && K8S_CMDS=()
+{ ${RELEASE_ONLY} || ${HELM_ONLY}; } && K8S_CMDS=()
 for cmd in "${K8S_CMDS[@]}"; do
   build "${K8S_DIR}/${cmd}" "k8s.io/kubernetes/cmd/${cmd}" "${LDFLAGS}"
 done
@@ -151,8 +154,9 @@ if ${WITH_NODE}; then
     "-X github.com/prometheus/common/version.Version=${prom_release}"
   ecosystem_crds "${PROMETHEUS_OPERATOR_DIR}" github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd
 fi
-${RELEASE_ONLY} || ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
-# Helm renders and lints charts/nginx-operator (test/manifests) and installs it on the real node.
+${RELEASE_ONLY} || ${HELM_ONLY} || ecosystem "${KWOK_DIR}/kwok" sigs.k8s.io/kwok/cmd/kwok
+# Helm renders charts/nginx-operator into artifacts/ (make generate), lints it (test/manifests)
+# and installs it on the real node.
 ${RUN_ONLY} || ecosystem "${HELM_DIR}/helm" helm.sh/helm/v3/cmd/helm "-X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}"
 # make release signs with cosign (offline, with a key); distribution's registry and crane let
 # hack/release-push.sh and the real-node test push a release over TLS on loopback.
@@ -174,7 +178,7 @@ fi
 # made with fewer stages is completed.
 KWOK_STAGES=(node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease
   pod/fast/pod-ready pod/fast/pod-complete pod/fast/pod-delete)
-${RELEASE_ONLY} && KWOK_STAGES=()
+{ ${RELEASE_ONLY} || ${HELM_ONLY}; } && KWOK_STAGES=()
 for stage in "${KWOK_STAGES[@]}"; do
   [[ -f "${KWOK_DIR}/stages/${stage##*/}.yaml" ]] && continue
   src="$(ecosystem_module_dir sigs.k8s.io/kwok)"

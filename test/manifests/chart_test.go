@@ -16,9 +16,9 @@ limitations under the License.
 
 package manifests
 
-// The Helm chart (charts/nginx-operator) against the kustomize base and overlays it
-// mirrors: with the values that correspond to an overlay it must render exactly that
-// overlay's objects, so the two install paths cannot drift apart.
+// The Helm chart (charts/nginx-operator), the source of the manifests in artifacts/ (make
+// generate renders them and checks the overlays against it): linted, and rendered with the
+// values kustomize has no overlay for.
 
 import (
 	"bufio"
@@ -29,7 +29,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -47,19 +46,6 @@ var (
 
 // chartNamespace is the namespace artifacts/deploy installs into.
 const chartNamespace = "nginx-operator-system"
-
-func helmTemplate(t *testing.T, args ...string) []byte {
-	t.Helper()
-	cmd := exec.Command(framework.ToolBinary(t, "HELM_BIN"),
-		append([]string{"template", "nginx-operator", chartDir, "--namespace", chartNamespace}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("helm template %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return out
-}
 
 // objects splits a multi-document YAML stream into objects keyed by kind, namespace and
 // name; comments, key order and document order do not count.
@@ -90,60 +76,6 @@ func objects(t *testing.T, stream []byte) map[string]map[string]any {
 		out[key] = obj
 	}
 	return out
-}
-
-func TestChartRendersTheKustomizations(t *testing.T) {
-	kubectl, err := exec.LookPath("/usr/bin/kubectl")
-	if err != nil {
-		t.Skip("needs /usr/bin/kubectl for kustomize")
-	}
-	for _, c := range []struct {
-		kustomization string
-		values        []string
-	}{
-		{"artifacts/deploy", nil},
-		{"artifacts/overlays/cert-manager", []string{"certificates.source=cert-manager"}},
-		{"artifacts/overlays/prometheus", []string{"monitoring.enabled=true"}},
-		{"artifacts/overlays/cert-manager-prometheus", []string{"certificates.source=cert-manager", "monitoring.enabled=true"}},
-		{"artifacts/overlays/single-member-etcd", []string{"etcd.members=1"}},
-		{"artifacts/overlays/etcd-backup", []string{"etcd.snapshots.enabled=true"}},
-		{"artifacts/overlays/encryption-at-rest", []string{"apiserver.encryptionConfig.secretName=nginx-operator-apiserver-encryption-config"}},
-		{"artifacts/overlays/namespaced", []string{"controller.watchNamespaces={default}"}},
-		{"artifacts/overlays/upgrade-window", []string{"apiserver.emulatedVersion=0.1"}},
-	} {
-		t.Run(c.kustomization, func(t *testing.T) {
-			var args []string
-			for _, v := range c.values {
-				args = append(args, "--set", v)
-			}
-			chart := objects(t, helmTemplate(t, args...))
-			out, err := exec.Command(kubectl, "kustomize", filepath.Join(repoRoot, c.kustomization)).Output()
-			if err != nil {
-				t.Fatalf("kubectl kustomize %s: %v", c.kustomization, err)
-			}
-			kustomized := objects(t, out)
-			// Helm installs into a namespace that exists (README: create it with its Pod
-			// Security labels first); the chart does not render it.
-			delete(kustomized, "Namespace <nil>/"+chartNamespace)
-			for key, want := range kustomized {
-				got, ok := chart[key]
-				switch {
-				case !ok:
-					t.Errorf("%s is not rendered by the chart", key)
-				case !reflect.DeepEqual(got, want):
-					g, _ := json.MarshalIndent(got, "", " ")
-					w, _ := json.MarshalIndent(want, "", " ")
-					t.Errorf("%s differs:\nchart:\n%s\nkustomize:\n%s", key, g, w)
-				}
-			}
-			for key := range chart {
-				if _, ok := kustomized[key]; !ok {
-					t.Errorf("the chart renders %s, which %s does not have", key, c.kustomization)
-				}
-			}
-			t.Logf("helm template --set %v renders the %d objects of %s", c.values, len(chart), c.kustomization)
-		})
-	}
 }
 
 func TestChartLints(t *testing.T) {
@@ -268,6 +200,6 @@ rbac: {aggregateToDefaultRoles: false}
 	}
 	expect("dashboard ConfigMap label", get("ConfigMap ops/nginx-operator-dashboard", "metadata", "labels", "grafana_dashboard"), `"1"`)
 	if got := get("ConfigMap ops/nginx-operator-dashboard", "data", "nginx-operator.json"); got != strings.TrimRight(string(dashboard), "\n") {
-		t.Errorf("the dashboard ConfigMap does not hold artifacts/monitoring/grafana-dashboard.json (charts/nginx-operator/files/ is a copy: update it)")
+		t.Errorf("the dashboard ConfigMap does not hold artifacts/monitoring/grafana-dashboard.json (make generate copies it into charts/nginx-operator/files/)")
 	}
 }
