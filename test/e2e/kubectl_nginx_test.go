@@ -166,4 +166,37 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	if newest := strings.Fields(historyLines[len(historyLines)-1]); len(newest) < 5 || strings.Join(newest[:5], " ") != "2* ConfigMapChanged ConfigMap private-conf <unknown>" {
 		t.Errorf("kubectl nginx history private:\n%s", strings.Join(historyLines, "\n"))
 	}
+
+	// A staged reload, promoted and aborted by hand. Two pods: one is the canary. kwok's
+	// pods have no sidecar to compare, so the stage waits for the canary to load it
+	// (for up to two minutes) until a decision comes.
+	mustKubectl(t, fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: staged, namespace: %s}\n"+
+		"spec: {replicas: 2, config: {inline: \"%s\"}}\n", ns, conf("v1")), "create", "-f", "-")
+	if _, errOut, err := plugin("promote", "staged", "-n", ns); err == nil || !strings.Contains(errOut, "has no staged configuration being compared") {
+		t.Errorf("kubectl nginx promote with nothing staged: %v %s", err, errOut)
+	}
+	configMap := func() string {
+		return get(t, "get", "configmap", "staged-nginx-conf", "-n", ns, "-o", `jsonpath={.data.nginx\.conf}|{.data.candidate\.conf}`)
+	}
+	framework.WaitFor(t, 3*time.Minute, "two pods and the ConfigMap of v1", func() bool {
+		return strings.Count(get(t, "get", "pods", "-n", ns, "-l", "app.kubernetes.io/instance=staged", "-o", "name"), "pod/") == 2 &&
+			strings.Count(configMap(), "v1;") == 2
+	})
+	for _, step := range []struct{ text, verb, phase string }{{"v2", "abort", "Failed"}, {"v3", "promote", "Promoted"}} {
+		mustKubectl(t, "", "patch", "ngx", "staged", "-n", ns, "--type=merge", "-p", fmt.Sprintf(`{"spec":{"config":{"inline":"%s"}}}`, conf(step.text)))
+		framework.WaitFor(t, time.Minute, step.text+" staged on one pod", func() bool {
+			return strings.Count(get(t, "get", "ngx", "staged", "-n", ns, "-o", "jsonpath={.status.canary.phase} {.status.canary.pods[*]}"), " ") == 1 &&
+				strings.HasPrefix(get(t, "get", "ngx", "staged", "-n", ns, "-o", "jsonpath={.status.canary.phase}"), "Analyzing") &&
+				strings.Contains(configMap(), step.text+";")
+		})
+		out := mustPlugin(step.verb, "staged", "-n", ns)
+		framework.WaitFor(t, time.Minute, step.text+" "+step.phase, func() bool {
+			return get(t, "get", "ngx", "staged", "-n", ns, "-o", "jsonpath={.status.canary.phase}") == step.phase
+		})
+		// Aborted, both files are the stable v1 again; promoted, both are v3.
+		want := map[string]string{"abort": "v1;", "promote": "v3;"}[step.verb]
+		framework.WaitFor(t, time.Minute, "the ConfigMap after "+step.verb, func() bool { return strings.Count(configMap(), want) == 2 })
+		t.Logf("kubectl nginx %s staged: %s; status.canary %s", step.verb, strings.TrimSpace(out),
+			get(t, "get", "ngx", "staged", "-n", ns, "-o", "jsonpath={.status.canary}"))
+	}
 }

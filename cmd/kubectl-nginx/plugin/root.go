@@ -52,7 +52,9 @@ func NewCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.SetErr(streams.ErrOut)
 	flags.AddFlags(cmd.PersistentFlags())
 	c := &clients{flags: flags}
-	cmd.AddCommand(newHistoryCommand(c, streams), newDiffCommand(c, streams), newRollbackCommand(c, streams), newRenderedCommand(c, streams))
+	cmd.AddCommand(newHistoryCommand(c, streams), newDiffCommand(c, streams), newRollbackCommand(c, streams), newRenderedCommand(c, streams),
+		newDecisionCommand(c, streams, "promote", "Send a staged configuration to every pod without waiting for the canary analysis", "promoted"),
+		newDecisionCommand(c, streams, "abort", "Take a staged configuration back from the canary pods; it is not tried again until spec.config changes", "aborted"))
 	return cmd
 }
 

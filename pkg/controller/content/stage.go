@@ -33,10 +33,8 @@ import (
 	"github.com/example/nginx-operator/pkg/controller/builders"
 )
 
-// CanaryAnnotation on an NginxOperator decides a staged reload before its analysis does:
-// "promote <hash>" or "abort <hash>", hash being status.canary.hash (kubectl nginx
-// promote and abort write it). A decision for another hash is stale and ignored.
-const CanaryAnnotation = "operator.example.com/canary"
+// CanaryAnnotation is v1alpha2.CanaryDecisionAnnotation: promote or abort a staged reload.
+const CanaryAnnotation = v1alpha2.CanaryDecisionAnnotation
 
 // Stage is what a staged reload asks of one reconcile. Its state lives in the cluster:
 // the ConfigMap's two configurations, each pod's include annotation and status.canary;

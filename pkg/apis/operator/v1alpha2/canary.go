@@ -34,6 +34,12 @@ const (
 	DefaultCanaryMinRequests       = 20
 )
 
+// CanaryDecisionAnnotation on an NginxOperator decides a staged reload before its
+// analysis does: "promote <hash>" or "abort <hash>", hash being status.canary.hash
+// (kubectl nginx promote and abort write it). A decision for another hash is stale and
+// ignored.
+const CanaryDecisionAnnotation = "operator.example.com/canary"
+
 // CanarySettings is spec.canary with the defaults of what it leaves unset: what the
 // controller reads, not a type of the API.
 // +k8s:openapi-gen=false
