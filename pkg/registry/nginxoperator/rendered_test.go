@@ -71,7 +71,7 @@ func TestRenderedShowsWhatThePodsMountAndOnlyWhatTheReaderMayRead(t *testing.T) 
 	}
 	inline := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: builders.ConfigMapName(v2), Namespace: "shop",
 		OwnerReferences: []metav1.OwnerReference{{Kind: "NginxOperator", Name: "web", UID: v2.UID, Controller: ptr.To(true)}}},
-		Data: map[string]string{builders.ConfigFileName: v2.Spec.Config.Inline}}
+		Data: map[string]string{builders.ConfigFileName: v2.Spec.Config.Inline, builders.CandidateFileName: v2.Spec.Config.Inline}}
 	site := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "site", Namespace: "shop"}, Data: map[string]string{"index.html": "<h1>hunter2</h1>"}}
 	no := &operator.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop", UID: v2.UID}}
 	ctx := genericapirequest.WithUser(context.Background(), &user.DefaultInfo{Name: "reader"})
@@ -93,7 +93,10 @@ func TestRenderedShowsWhatThePodsMountAndOnlyWhatTheReaderMayRead(t *testing.T) 
 	}
 
 	files := render(configMapReaders{"site": true, "gone": true})
-	if f := files["/etc/nginx/nginx.conf"]; !strings.Contains(f.Content, "include /etc/nginx/nginx-operator-config/nginx.conf;") {
+	// Staged (the default for an inline configuration): nginx.conf includes the file the
+	// pod's include annotation names, the stable configuration on the template's pods.
+	if f, include := files["/etc/nginx/nginx.conf"], files["/etc/nginx/nginx-operator/nginx-include"]; !strings.Contains(f.Content, "include /etc/nginx/nginx-operator/nginx-include;") ||
+		!strings.Contains(include.Content, "include /etc/nginx/nginx-operator-config/nginx.conf;") {
 		t.Errorf("nginx.conf is not Reload's fixed file:\n%s", describe(files))
 	}
 	if f := files["/etc/nginx/nginx-operator-config/nginx.conf"]; f.Content != v2.Spec.Config.Inline || !strings.Contains(f.Source, "ConfigMap web-nginx-conf") {
