@@ -534,5 +534,5 @@ func reloadVersusRollout(t *testing.T) {
 		fmt.Fprintf(&table, "| %d | %s | %s | %s | %s | %d | %d | %d of %d | %d |\n", r.replicas, r.mode, r.toServe.Round(10*time.Millisecond),
 			r.lastOld.Round(10*time.Millisecond), gone, r.requests, r.failed, r.kept, r.downloads, r.newPods)
 	}
-	t.Logf("a content change, reloaded in place and rolled out:\n%s", table.String())
+	t.Logf("a content change, reloaded in place (at once, and staged with spec.canary's defaults) and rolled out:\n%s", table.String())
 }

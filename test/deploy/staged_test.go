@@ -151,7 +151,12 @@ func measureBadWrite(t *testing.T, name, mode, previous string, replicas int, wr
 		pods = nginxPods(t, name)
 		return len(pods) >= replicas && everyPodServes(pods, "content "+previous+"\n")
 	})
-	// Once the pods serve the previous configuration again, nothing fails any more.
+	// A configuration failing the health path also failed the readiness probes: the
+	// Service routes to the pods again once they are ready. From then on nothing fails.
+	want := fmt.Sprint(replicas)
+	waitFor(t, 5*time.Minute, "every pod ready again", func() bool {
+		return get(t, "get", "deployment", name, "-o", "jsonpath={.status.readyReplicas}/{.status.updatedReplicas}/{.status.replicas}") == want+"/"+want+"/"+want
+	})
 	settled := time.Now()
 	waitFor(t, 2*time.Minute, "200 more requests", func() bool { n, _ := loop.failedAfter(settled); return n >= 200 })
 	if n, failed := loop.failedAfter(settled); failed != 0 {
