@@ -55,6 +55,11 @@ test-unit: deps tools ## The fast loop: the product's unit tests and the suites 
 fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s), one after another; a failing input lands in testdata/fuzz/
 	./hack/fuzz.sh
 
+# The test suites append the figures they measure (test/framework's Measure) here: make test
+# starts it empty, make measurements turns it into docs/measurements.{md,json}.
+FIGURES_DIR ?= $(CURDIR)/_output/figures
+export FIGURES_DIR
+
 # The suites that drive the product's binaries are built like them (hack/test.sh says why).
 BLACK_BOX_TEST := CGO_ENABLED=0 $(GO) -C test test -trimpath -count=1 -timeout 30m -v
 
@@ -89,6 +94,10 @@ release: ## Cut release VERSION=vX.Y.Z into _output/release/VERSION/: linux/amd6
 
 verify-release: ## Check a release offline: SHA256SUMS, cosign signatures, OCI layouts and their digests in release.json, install.yaml, chart and bundle, SBOMs. RELEASE_DIR=<dir> (default: the newest under _output/release), PUBLIC_KEY=<cosign.pub> (default: the release's own)
 	PUBLIC_KEY='$(PUBLIC_KEY)' ./hack/verify-release.sh $(RELEASE_DIR)
+
+.PHONY: measurements
+measurements: ## Write docs/measurements.{md,json} from the figures the last make test (or make test-e2e, make test-faults) wrote to FIGURES_DIR; the figures of suites that did not run (the real node's, when not root) are kept as they were
+	$(GO) -C test run ./measurements -figures '$(FIGURES_DIR)' -out $(CURDIR)/docs
 
 .PHONY: bench
 bench: tools build ## Benchmarks on private local stacks: our API (direct and aggregated) against the same API as a CRD at 1k, 10k and 50k objects, small objects, 1000 watchers, the cost of revisions at 10000 NginxOperators with 10 each, then controller convergence at 1000; writes docs/benchmarks.{md,json,svg}, keeping the 10000-object convergence of make bench-controller (under 30 minutes; not part of make test). BENCH_FLAGS="-sizes 200,500 -small-objects 200 -watchers 50 -revisions 500 -convergence-n 100" for a quick run; BENCH_FLAGS="-scenarios=false -convergence=false" measures revisions alone, keeping the rest

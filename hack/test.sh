@@ -25,6 +25,10 @@
 # -trimpath), which also shares its compiled packages. Each lane's output is printed whole
 # when the lane ends.
 #
+# The suites append what they measure (test/framework's Measure) to FIGURES_DIR, which a full
+# run starts empty; a full run as root that passes adds each step's time and the total. make measurements writes
+# them into docs/measurements.md.
+#
 # SUITE_TIMEOUT is go test's -timeout for every step: a guard against a hang, not a measure
 # of speed. On a fresh 2-core machine the longest package took 23 minutes (e2e, beside the
 # two other lanes); the image tests compile the product for two architectures inside their
@@ -41,6 +45,10 @@ BLACK_BOX_FLAGS=(-trimpath -count=1 -timeout "${SUITE_TIMEOUT}")
 
 results="$(mktemp -d)"
 trap 'rm -rf "${results}"' EXIT
+FIGURES_DIR=${FIGURES_DIR:-${PWD}/_output/figures}
+[[ "${1:-}" == "--unit" ]] || rm -rf "${FIGURES_DIR}"
+mkdir -p "${FIGURES_DIR}"
+export FIGURES_DIR
 
 step() { # step <name> <command...>: runs the command and records its result and time
   local name="$1" start=${SECONDS} rc=0
@@ -137,4 +145,17 @@ for name in "${summary[@]}"; do
   printf '%-8s %-20s %5ds\n' "${name}" "${result}" "${took}"
 done
 printf '%-8s %-20s %5ds\n' total "$( ((failed)) && echo FAIL || echo ok)" "${SECONDS}"
+# The times of a whole run, every suite included (the real node's only as root), go to the
+# figures; a failed run's do not.
+if ((!failed)) && [[ "${1:-}" != "--unit" && "$(id -u)" == 0 ]]; then
+  figure() { # figure <name> <seconds> <what>
+    printf '{"group":"make-test","name":"%s","value":%d,"unit":"s","what":"%s","suite":"hack","test":"hack/test.sh","measured":"%s"}\n' \
+      "$1" "$2" "$3" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"${FIGURES_DIR}/figures-test-sh.jsonl"
+  }
+  figure total "${SECONDS}" "make test's suites, three lanes side by side (not make deps and make tools before them)"
+  for name in "${summary[@]}"; do
+    read -r rc took <"${results}/${name}"
+    figure "step-${name}" "${took}" "the step ${name} alone, beside the other lanes"
+  done
+fi
 exit "${failed}"

@@ -108,7 +108,11 @@ func autoscalesOnCPU(t *testing.T) {
 	scaledUp := waitFor(t, 3*time.Minute, "the HPA to scale the NginxOperator up", func() bool {
 		return replicas(t) > 1
 	})
-	t.Logf("scaled up to %d replicas %s after the load started", replicas(t), framework.Describe(scaledUp))
+	hpa := framework.Measure(t, "autoscaling")
+	upTo := replicas(t)
+	hpa.Duration("scaled-up", scaledUp, "the HPA scaled the NginxOperator up, after the load started")
+	hpa.Count("replicas-scaled-to", upTo, "replicas", "spec.replicas the HPA first wrote, from 1")
+	t.Logf("scaled up to %d replicas %s after the load started", upTo, framework.Describe(scaledUp))
 
 	// While the HPA holds spec.replicas, the owner's apply without replicas keeps its count,
 	// and an apply with replicas conflicts with the HPA.
@@ -146,6 +150,7 @@ func autoscalesOnCPU(t *testing.T) {
 	waitFor(t, 4*time.Minute, "the HPA to scale back to 1 replica and the controller to follow", func() bool {
 		return replicas(t) == 1 && len(readyPods(t, "default", "app.kubernetes.io/instance=autoscaled")) == 1
 	})
+	hpa.Duration("scaled-back", time.Since(stopped), "back to 1 replica and 1 pod, after the load stopped")
 	t.Logf("back to 1 replica and 1 pod %s after the load stopped", framework.Describe(time.Since(stopped)))
 
 	cancel()

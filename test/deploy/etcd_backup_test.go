@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // etcdBackupRestores takes a snapshot with the backup CronJob's job, destroys every
@@ -98,6 +99,8 @@ func etcdBackupRestores(t *testing.T) {
 	start := time.Now()
 	out, err := userScript(t, 20*time.Minute, "etcd-restore.sh", snapshot)
 	close(stop)
+	restore := framework.Measure(t, "etcd-restore")
+	restore.Duration("restore", time.Since(start), "hack/etcd-restore.sh restored the backup CronJob's snapshot into three new volumes")
 	t.Logf("hack/etcd-restore.sh %s (%s):\n%s", snapshot, time.Since(start).Round(100*time.Millisecond), out)
 	t.Logf("the stand-in provisioner made %d empty volumes", <-provided)
 	if err != nil {
@@ -161,6 +164,7 @@ func etcdBackupRestores(t *testing.T) {
 		}
 		return true
 	})
+	restore.Duration("reconverged", d, "one Deployment and one Service per restored object, after the restore")
 	t.Logf("controller reconverged %s after the restore: %d Deployments and Services, each owned by its restored object", d.Round(100*time.Millisecond), len(owners))
 	if _, err := nos.Create(context.Background(), &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "after-restore"},
 		Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr(int32(0))}}, metav1.CreateOptions{}); err != nil {

@@ -28,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // etcdRunsThreeMembers checks the cluster artifacts/deploy makes: three started voting
@@ -133,6 +134,8 @@ func etcdQuorumLoss(t *testing.T) {
 			"-o", `jsonpath={.items[*].status.conditions[?(@.type=="Available")].status}`)
 		return len(readyPods(t, systemNS, apiserverSelector)) == 0 && available == "False False"
 	})
+	quorum := framework.Measure(t, "etcd-quorum-loss")
+	quorum.Duration("apiservices-unavailable", d, "both apiservers unready and both APIServices unavailable, after two of three members were gone")
 	t.Logf("quorum lost: apiservers unready and APIServices unavailable %s after members 1 and 2 were gone", d.Round(time.Second))
 	for _, name := range []string{"v1alpha1.operator.example.com", "v1alpha2.operator.example.com"} {
 		t.Logf("APIService %s: %s", name, get(t, "get", "apiservice", name, "-o",
@@ -153,6 +156,7 @@ func etcdQuorumLoss(t *testing.T) {
 			t.Errorf("%d writes without a quorum got an answer a client does not retry", n)
 		}
 	}
+	quorum.Duration("slowest-answer", slowest, "the slowest answer to a write without a quorum")
 	t.Logf("%d writes, slowest answer %s (client timeout %s)", writes, slowest.Round(10*time.Millisecond), requestTimeout)
 	if hung > 0 {
 		t.Errorf("%d writes got no answer within %s", hung, requestTimeout)
@@ -171,6 +175,7 @@ func etcdQuorumLoss(t *testing.T) {
 			Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr(int32(0))}}, metav1.CreateOptions{})
 		return err == nil || apierrors.IsAlreadyExists(err)
 	})
+	quorum.Duration("writes-accepted-again", time.Since(restarted), "members back, APIServices Available and writes accepted, after the scale-up")
 	t.Logf("members back, APIServices Available and writes accepted %s after the scale-up", time.Since(restarted).Round(100*time.Millisecond))
 	checkAllPresent(t, client, ns, written)
 }

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // etcdLostVolume loses member 2's volume (claim, PersistentVolume and data) and replaces
@@ -45,14 +47,17 @@ func etcdLostVolume(t *testing.T) {
 	stop := make(chan struct{})
 	provided := make(chan int)
 	go func() { provided <- provisionEmptyVolumes(t, []localVolume{lost}, stop) }()
-	underLoad(t, "etcd-volume-load", func() {
+	replaced := framework.Measure(t, "etcd-member-replaced")
+	load := underLoad(t, "etcd-volume-load", func() {
 		start := time.Now()
 		out, err := userScript(t, 12*time.Minute, "etcd-replace-member.sh", fmt.Sprint(member))
+		replaced.Duration("replace-member", time.Since(start), "hack/etcd-replace-member.sh: removed, added back as a learner on a new volume, promoted")
 		t.Logf("hack/etcd-replace-member.sh %d (%s):\n%s", member, time.Since(start).Round(100*time.Millisecond), out)
 		if err != nil {
 			t.Errorf("hack/etcd-replace-member.sh %d: %v", member, err)
 		}
 	})
+	load.record(replaced, "load")
 	close(stop)
 	t.Logf("the stand-in provisioner made %d empty volumes for %s", <-provided, claim)
 	waitForEtcdMembers(t, 3*time.Minute)

@@ -43,6 +43,13 @@ type loadResult struct {
 	retryable map[string]int
 }
 
+// record records the loop's counts as figures named after prefix.
+func (r *loadResult) record(m framework.Figures, prefix string) {
+	m.Count(prefix+"-requests", r.requests, "requests", "requests of the create, get, update and list loop through kube-apiserver")
+	m.Count(prefix+"-retried", r.retried, "requests", "of those, answered with a failure a client retries (503, 429, 504, a dropped connection)")
+	m.Count(prefix+"-failed", len(r.failed), "requests", "of those, failed in a way a client does not retry")
+}
+
 // maxObjects caps the creates of one loop: past it, the loop reads and updates a known
 // set of objects (each also a Deployment and a Service) instead of filling the cluster.
 const maxObjects = 60

@@ -535,4 +535,26 @@ func reloadVersusRollout(t *testing.T) {
 			r.lastOld.Round(10*time.Millisecond), gone, r.requests, r.failed, r.kept, r.downloads, r.newPods)
 	}
 	t.Logf("a content change, reloaded in place (at once, and staged with spec.canary's defaults) and rolled out:\n%s", table.String())
+	m := framework.Measure(t, "content-update")
+	for _, r := range append(rows[4], rows[20]...) {
+		row := fmt.Sprintf("%s-%d-replicas", strings.ToLower(r.mode), r.replicas)
+		of := fmt.Sprintf("%s at %d replicas", r.mode, r.replicas)
+		m.Duration(row+"-to-every-pod", r.toServe, of+": from the write to every pod serving the new content")
+		m.Duration(row+"-last-old-answer", r.lastOld, of+": from the write to the last old answer through the Service")
+		if r.newPods > 0 {
+			m.Duration(row+"-replaced-pods-gone", r.oldGone, of+": from the write to the last replaced pod gone")
+		}
+		m.Count(row+"-requests", int(r.requests), "requests", of+": requests of the client loop (50 a second) through the Service")
+		m.Count(row+"-failed", int(r.failed), "requests", of+": of those, failed")
+		m.Count(row+"-downloads-kept", r.kept, "downloads", fmt.Sprintf("%s: long downloads (40 s) in flight that got every byte, of %d", of, r.downloads))
+		m.Count(row+"-new-pods", r.newPods, "pods", of+": pods replaced")
+	}
+	bad := framework.Measure(t, "configuration-answering-500")
+	for _, r := range append(badRows[4], badRows[20]...) {
+		row := fmt.Sprintf("%s-%d-replicas", strings.ToLower(r.mode), r.replicas)
+		of := fmt.Sprintf("%s at %d replicas, a configuration answering 500 written under load", r.mode, r.replicas)
+		bad.Count(row+"-requests", r.requests, "requests", of+": requests of the client loop (50 a second) through the Service, until the pods served the previous configuration again")
+		bad.Count(row+"-failed", r.failed, "requests", of+": of those, failed")
+		bad.Duration(row+"-failing", r.lastOne-r.firstFailure, of+": from the first failed request to the last")
+	}
 }

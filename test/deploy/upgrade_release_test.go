@@ -82,7 +82,8 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 	// This is also the walk's test of an etcd rolling restart.
 	leader, term := etcdLeader(t)
 	var writes newFieldWrites
-	underLoad(t, "helm-upgrade-load", func() {
+	upgrade := framework.Measure(t, "release-upgrade-rolls-etcd")
+	load := underLoad(t, "helm-upgrade-load", func() {
 		stop := writes.start(t, "kept")
 		start := time.Now()
 		// The release's values pin every image by tag@digest; only the registry is ours.
@@ -93,8 +94,10 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 		// Every replica is new now, and still in the window: each write is answered so.
 		waitFor(t, 3*time.Minute, "five writes of spec.contentUpdate answered by the new replicas", func() bool { return writes.warned.Load() >= 5 })
 		stop()
+		upgrade.Duration("upgrade", time.Since(start), "helm upgrade to this release under load, every etcd member rolled, the leader's pod included")
 		t.Logf("upgraded from %s to %s emulating %s in %s", previous, image, previousMinor, framework.Describe(time.Since(start)))
 	})
+	load.record(upgrade, "load")
 	writes.check(t, previous)
 	pulledFromTheRegistry(t, image, exporterImage, etcdImage)
 	waitForEtcdMembers(t, 3*time.Minute)

@@ -18,6 +18,7 @@ limitations under the License.
 // artifacts/overlays/README.md and docs/*.md true to the tree: every make target, script and
 // flag, path, link, chart value, metric, alert and overlay they name exists, Go commands stay
 // inside the module they name, the examples that move images move all of them, and the
-// install commands the real-node suite runs are the ones the documents give. They read files
+// install commands the real-node suite runs are the ones the documents give, and no measured
+// figure is restated in prose instead of linked to the file generated with it. They read files
 // only (and `go env`): no cluster, no network, no root.
 package docs

@@ -206,6 +206,25 @@ func inlineSpans(lines []string, start int) []codeSpan {
 	text := strings.Join(lines, "\n")
 	lineAt := func(off int) int { return start + strings.Count(text[:off], "\n") }
 	var spans []codeSpan
+	for _, b := range codeSpanBounds(text) {
+		content := strings.ReplaceAll(text[b.from:b.to], "\n", " ")
+		if len(content) > 2 && content[0] == ' ' && content[len(content)-1] == ' ' {
+			content = content[1 : len(content)-1]
+		}
+		spans = append(spans, codeSpan{line: lineAt(b.open), text: content})
+	}
+	return spans
+}
+
+// spanBounds is where a code span is in a text: its opening backticks at open, its content
+// from from to to.
+type spanBounds struct{ open, from, to int }
+
+// codeSpanBounds finds the code spans of a text as CommonMark does: a run of n backticks
+// opens one and the next run of exactly n closes it; a backslash escapes what follows it
+// outside a span.
+func codeSpanBounds(text string) []spanBounds {
+	var bounds []spanBounds
 	for i := 0; i < len(text); {
 		if text[i] != '`' {
 			if text[i] == '\\' {
@@ -230,11 +249,7 @@ func inlineSpans(lines []string, start int) []codeSpan {
 				l++
 			}
 			if l-k == run {
-				content := strings.ReplaceAll(text[j:k], "\n", " ")
-				if len(content) > 2 && content[0] == ' ' && content[len(content)-1] == ' ' {
-					content = content[1 : len(content)-1]
-				}
-				spans = append(spans, codeSpan{line: lineAt(i), text: content})
+				bounds = append(bounds, spanBounds{open: i, from: j, to: k})
 				i, closed = l, true
 				break
 			}
@@ -244,7 +259,7 @@ func inlineSpans(lines []string, start int) []codeSpan {
 			i = j
 		}
 	}
-	return spans
+	return bounds
 }
 
 var spanRE = regexp.MustCompile("`[^`]*`")

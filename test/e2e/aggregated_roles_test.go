@@ -116,6 +116,8 @@ func TestAggregatedRolesCoverNginxOperators(t *testing.T) {
 	framework.WaitFor(t, 2*time.Minute, "view, edit and admin to lose the nginxoperators rules with our roles", aggregated(false))
 	mustKubectl(t, "", "apply", "-f", manifest)
 	took := framework.WaitFor(t, 2*time.Minute, "view, edit and admin to aggregate the nginxoperators rules", aggregated(true))
+	roles := framework.Measure(t, "aggregated-roles")
+	roles.Duration("rules-aggregated", took, "view, edit and admin held the nginxoperators rules after 51-rbac-aggregated.yaml was applied")
 	t.Logf("view, edit and admin held the nginxoperators rules %s after 51-rbac-aggregated.yaml was applied", framework.Describe(took))
 	// The aggregated roles must not grant what the controller alone does: status writes.
 	for _, role := range []string{"view", "edit", "admin"} {
@@ -138,6 +140,7 @@ func TestAggregatedRolesCoverNginxOperators(t *testing.T) {
 		}
 		return true
 	})
+	roles.Duration("users-authorized", took, "then, kube-apiserver authorized the users bound to them")
 	t.Logf("kube-apiserver authorized all three users %s later", framework.Describe(took))
 
 	// Requests through kube-apiserver's aggregation layer as the user (kube-apiserver

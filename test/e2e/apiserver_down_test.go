@@ -66,6 +66,8 @@ metadata:
 			"-o", "jsonpath={.items[*].status.conditions[?(@.type=='Available')].status}")
 		return out == "False False"
 	})
+	down := framework.Measure(t, "apiserver-down-behind-the-aggregator")
+	down.Duration("apiservices-unavailable", time.Since(stopped), "both APIServices Available=False after our apiserver was stopped")
 	t.Logf("APIServices Available=False %s after our apiserver was stopped", time.Since(stopped).Round(100*time.Millisecond))
 	for _, name := range []string{"v1alpha1.operator.example.com", "v1alpha2.operator.example.com"} {
 		reason := get(t, "get", "apiservice", name, "-o", "jsonpath={.status.conditions[?(@.type=='Available')].reason}")
@@ -163,6 +165,8 @@ metadata:
 		}
 		return available > 0 && oursGone > 0 && (unrelatedGone > 0 || unrelatedGoneAfter > 0)
 	})
+	down.Duration("apiservices-available-again", available, "both APIServices Available again after our apiserver's /readyz")
+	down.Duration("namespace-deleted-after-return", oursGone, "the namespace holding NginxOperators gone after our apiserver's /readyz")
 	t.Logf("after our apiserver's /readyz: APIServices Available in %s, namespace with NginxOperators gone in %s",
 		available.Round(100*time.Millisecond), oursGone.Round(100*time.Millisecond))
 	if unrelatedGoneAfter > 0 {
@@ -194,6 +198,8 @@ func blastRadius(t *testing.T, cache, namespace string) {
 	if strings.Contains(out, "nginxoperators") {
 		t.Errorf("kubectl api-resources lists nginxoperators while our apiserver is down:\n%s", out)
 	}
+	framework.Measure(t, "apiserver-down-behind-the-aggregator").Count("api-resources-listed", strings.Count(out, "\n")-1, "resources",
+		"resources kubectl api-resources lists while our apiserver is down")
 	t.Logf("kubectl api-resources while our apiserver is down: %d resources listed, exit error %v, stderr %q",
 		strings.Count(out, "\n")-1, err, strings.TrimSpace(errOut))
 
@@ -202,6 +208,7 @@ func blastRadius(t *testing.T, cache, namespace string) {
 	d := framework.WaitFor(t, 2*time.Minute, "the garbage collector to delete the dependent of a deleted owner", func() bool {
 		return get(t, "get", "configmap", "-n", namespace, "dependent", "--ignore-not-found", "-o", "name") == ""
 	})
+	framework.Measure(t, "apiserver-down-behind-the-aggregator").Duration("garbage-collected", d, "the garbage collector deleted a dependent after its owner, with our apiserver down")
 	t.Logf("garbage collector deleted the dependent %s after its owner, with our apiserver down %s",
 		d.Round(100*time.Millisecond), time.Since(deleted).Round(time.Second))
 }

@@ -209,6 +209,7 @@ spec:
 		_, warning, err := kubectl(t, ngxManifest(ns, "probe", 4, ""), "create", "--dry-run=server", "-f", "-")
 		return err == nil && strings.Contains(warning, warnMsg)
 	})
+	framework.Measure(t, "cluster-admission").Duration("validating-policy-enforced", took, "ValidatingAdmissionPolicies enforced after they were created")
 	t.Logf("policies enforced %s after they were created", framework.Describe(took))
 
 	// Create, kubectl: 422 with the policy's message.
@@ -279,6 +280,7 @@ spec:
 		_, errOut, err := kubectl(t, ngxManifest(ns, "probe", 6, ""), "create", "--dry-run=server", "-f", "-")
 		return err == nil && !strings.Contains(errOut, warnMsg)
 	})
+	framework.Measure(t, "cluster-admission").Duration("validating-policy-released", took, "ValidatingAdmissionPolicies no longer applied after they were deleted")
 	t.Logf("policies no longer applied %s after they were deleted", framework.Describe(took))
 	if _, errOut, err := kubectl(t, ngxManifest(ns, "too-many", 6, ""), "create", "-f", "-"); err != nil {
 		t.Errorf("kubectl create with 6 replicas without the policy: %v %s", err, errOut)
@@ -334,6 +336,7 @@ spec:
 		out, _, err := kubectl(t, ngxManifest(ns, "probe", 1, ""), "create", "--dry-run=server", "-f", "-", "-o", labelPath)
 		return err == nil && out == "true"
 	})
+	framework.Measure(t, "cluster-admission").Duration("mutating-policy-applied", took, "a MutatingAdmissionPolicy applied after it was created")
 	t.Logf("policy applied %s after it was created", framework.Describe(took))
 
 	// Create: kubectl and the clientset; the stored objects carry the label.
@@ -374,6 +377,7 @@ spec:
 		out, _, err := kubectl(t, ngxManifest(ns, "probe", 1, ""), "create", "--dry-run=server", "-f", "-", "-o", labelPath)
 		return err == nil && out == ""
 	})
+	framework.Measure(t, "cluster-admission").Duration("mutating-policy-released", took, "a MutatingAdmissionPolicy no longer applied after it was deleted")
 	t.Logf("policy no longer applied %s after it was deleted", framework.Describe(took))
 	mustKubectl(t, "", "label", "ngx", "by-kubectl", "-n", ns, label+"-")
 	if got := get(t, "get", "ngx", "by-kubectl", "-n", ns, "-o", labelPath); got != "" {
@@ -535,6 +539,7 @@ func TestClusterAdmissionValidatingWebhook(t *testing.T) {
 		_, errOut, err := kubectl(t, ngxManifest(ns, "probe", 1, denied), "create", "--dry-run=server", "-f", "-")
 		return err != nil && strings.Contains(errOut, message(admissionv1.Create, "probe"))
 	})
+	framework.Measure(t, "cluster-admission").Duration("validating-webhook-called", took, "a validating webhook called after its configuration was created")
 	t.Logf("webhook called %s after its configuration was created", framework.Describe(took))
 
 	_, errOut, err := kubectl(t, ngxManifest(ns, "marked", 1, denied), "create", "-f", "-")
@@ -571,6 +576,7 @@ func TestClusterAdmissionValidatingWebhook(t *testing.T) {
 		_, _, err := kubectl(t, ngxManifest(ns, "probe", 1, denied), "create", "--dry-run=server", "-f", "-")
 		return err == nil
 	})
+	framework.Measure(t, "cluster-admission").Duration("validating-webhook-released", took, "a validating webhook no longer called after its configuration was deleted")
 	t.Logf("webhook no longer called %s after its configuration was deleted", framework.Describe(took))
 	calls := len(s.seen())
 	if _, errOut, err := kubectl(t, ngxManifest(ns, "marked", 1, denied), "create", "-f", "-"); err != nil {
@@ -619,6 +625,7 @@ func TestClusterAdmissionMutatingWebhook(t *testing.T) {
 		out, _, err := kubectl(t, ngxManifest(ns, "probe", 1, ""), "create", "--dry-run=server", "-f", "-", "-o", annotationPath)
 		return err == nil && out == "CREATE"
 	})
+	framework.Measure(t, "cluster-admission").Duration("mutating-webhook-called", took, "a mutating webhook called after its configuration was created")
 	t.Logf("webhook called %s after its configuration was created", framework.Describe(took))
 
 	mustKubectl(t, ngxManifest(ns, "by-kubectl", 1, ""), "create", "-f", "-")
@@ -659,6 +666,7 @@ func TestClusterAdmissionMutatingWebhook(t *testing.T) {
 		out, _, err := kubectl(t, ngxManifest(ns, "probe", 1, ""), "create", "--dry-run=server", "-f", "-", "-o", annotationPath)
 		return err == nil && out == ""
 	})
+	framework.Measure(t, "cluster-admission").Duration("mutating-webhook-released", took, "a mutating webhook no longer called after its configuration was deleted")
 	t.Logf("webhook no longer called %s after its configuration was deleted", framework.Describe(took))
 	mustKubectl(t, "", "annotate", "ngx", "by-kubectl", "-n", ns, "--overwrite", annotation+"=by-hand")
 	if got := get(t, "get", "ngx", "by-kubectl", "-n", ns, "-o", annotationPath); got != "by-hand" {
@@ -693,6 +701,7 @@ func TestClusterAdmissionWebhookUnavailable(t *testing.T) {
 		_, _, err := kubectl(t, ngxManifest(ns, "probe", 1, ""), "create", "--dry-run=server", "-f", "-")
 		return err == nil && len(s.seen()) > 0
 	})
+	framework.Measure(t, "cluster-admission").Duration("failing-webhook-called", took, "a webhook that then fails called after its configuration was created")
 	t.Logf("webhook called %s after its configuration was created", framework.Describe(took))
 	if _, err := client.Create(ctx, newNginxOperator(ns, "existing", 1), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create while the webhook answers: %v", err)
@@ -752,6 +761,7 @@ func TestClusterAdmissionWebhookUnavailable(t *testing.T) {
 			_, _, err := kubectl(t, ngxManifest(ns, "probe", 1, ""), "create", "--dry-run=server", "-f", "-")
 			return err == nil
 		})
+		framework.Measure(t, "cluster-admission").Duration("ignore-applied", took, "failurePolicy Ignore applied after the patch")
 		t.Logf("failurePolicy Ignore applied %s after the patch", framework.Describe(took))
 		if _, errOut, err := kubectl(t, ngxManifest(ns, "ignored", 1, ""), "create", "-f", "-"); err != nil {
 			t.Errorf("kubectl create with failurePolicy Ignore: %v %s", err, errOut)

@@ -26,6 +26,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestControllerKilledDuringConvergence kills the controller with SIGKILL while it
@@ -104,6 +106,8 @@ func TestControllerKilledDuringConvergence(t *testing.T) {
 	waitFor(t, 5*time.Minute, fmt.Sprintf("all %d NginxOperators to converge after the restart", count), func() bool {
 		return countConverged(t, ns) == count
 	})
+	framework.Measure(t, "controller-killed-during-convergence").Duration("converged-after-restart", time.Since(restarted),
+		fmt.Sprintf("all %d NginxOperators converged after the controller was restarted (the dead leader's Lease included)", count))
 	t.Logf("all %d NginxOperators converged %s after the controller was restarted", count, time.Since(restarted).Round(100*time.Millisecond))
 
 	operators := listNamespaced(t, "nginxoperators.operator.example.com", ns)

@@ -149,6 +149,8 @@ func TestControllerReportsARefusedDeploymentAndBacksOff(t *testing.T) {
 	denied := policyDenials(t) - deniedBefore
 	failed := controllerMetric(t, `nginx_operator_write_errors_total{kind="Deployment"}`) - failedBefore
 	t.Logf("over %s (--max-retry-delay %s): %v applies denied by the policy, %v failed Deployment writes counted by the controller", window, maxRetryDelay, denied, failed)
+	framework.Measure(t, "controller-backoff").Value("retries-in-window", failed, "retries",
+		fmt.Sprintf("failed writes of a refused Deployment the controller counted over %s (three periods of --max-retry-delay %s)", window, maxRetryDelay))
 	if denied > 20 || failed > 20 {
 		t.Errorf("want at most 20 retries in %s, got %v denials and %v failed writes", window, denied, failed)
 	}

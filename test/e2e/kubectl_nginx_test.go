@@ -161,6 +161,7 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	took := framework.WaitFor(t, 3*time.Minute, "the ConfigMap's new data to be revision 2 of private", func() bool {
 		return get(t, "get", "ngxrev", "private-2", "-n", ns, "-o", "jsonpath={.reason} {.changed[0]}", "--ignore-not-found") == "ConfigMapChanged ConfigMap private-conf"
 	})
+	framework.Measure(t, "revisions").Duration("configmap-change-recorded", took, "a ConfigMap's new data recorded as a revision after the edit")
 	t.Logf("a ConfigMap edit was revision 2 %s later", framework.Describe(took))
 	historyLines := strings.Split(strings.TrimSpace(mustPlugin("history", "private", "-n", ns)), "\n")
 	if newest := strings.Fields(historyLines[len(historyLines)-1]); len(newest) < 5 || strings.Join(newest[:5], " ") != "2* ConfigMapChanged ConfigMap private-conf <unknown>" {

@@ -232,8 +232,14 @@ func burst(t *testing.T, user *http.Client, base string, mustReject bool) {
 	t.Logf("burst at %s: %d requests (%d LIST, %d WATCH) in %s: %d answered 200, %d answered 429 (%d with Retry-After), %d 5xx, other %s; client errors %q",
 		base, requests.Load(), listers*listsEach, watchers, elapsed.Round(100*time.Millisecond), codes[http.StatusOK], codes[http.StatusTooManyRequests],
 		retryAfter, serverErrors, otherCodes(codes), failures)
+	rssAfter := operatorRSS(t)
+	m := framework.Measure(t, "overload-priority-and-fairness")
+	m.Count("answered-200", codes[http.StatusOK], "requests", "requests of the burst answered 200")
+	m.Count("answered-429", codes[http.StatusTooManyRequests], "requests", "requests of the burst answered 429")
+	m.Value("rss-before", float64(rssBefore)/(1<<20), "MiB", "our apiserver's RSS before the burst")
+	m.Value("rss-after", float64(rssAfter)/(1<<20), "MiB", "our apiserver's RSS after the burst")
 	t.Logf("rejected by APF for %s during the burst: our apiserver %v, kube-apiserver %v; our apiserver's RSS %d MiB before, %d MiB after",
-		overloadLevel, rejected[0]-rejectedBefore[0], rejected[1]-rejectedBefore[1], rssBefore>>20, operatorRSS(t)>>20)
+		overloadLevel, rejected[0]-rejectedBefore[0], rejected[1]-rejectedBefore[1], rssBefore>>20, rssAfter>>20)
 	for name, tally := range others {
 		t.Logf("during the burst, %s: %s", name, formatCodes(tally))
 		for code, n := range tally {

@@ -92,6 +92,9 @@ func TestStorageVersionMigration(t *testing.T) {
 		if failed := meta.FindStatusCondition(finished.Status.Conditions, string(svmv1beta1.MigrationFailed)); failed != nil {
 			t.Fatalf("the migration failed after %s: %s", framework.Describe(took), failed.Message)
 		}
+		migration := framework.Measure(t, "storage-version-migration")
+		migration.Duration("created-to-succeeded", took, "a StorageVersionMigration from its creation to Succeeded, on a just-started cluster")
+		migration.Duration("running-to-succeeded", took-running, "of that, from Running to Succeeded: the rest waits for kube-controller-manager's discovery refresh")
 		migrated, encodingsAfter := env.checkRewritten(ctx, t, batch)
 		t.Logf("storage version migration of %d seeded NginxOperators through kube-controller-manager's storage-version-migrator-controller: %d rewritten in %s from the StorageVersionMigration's creation to Succeeded (Running after %s, resourceVersion checkpoint %s recorded after %s); the object already at the storage version not rewritten; stored before: %s; after: %s",
 			len(batch.before), migrated, framework.Describe(took), framework.Describe(running), finished.Status.ResourceVersion, framework.Describe(checkpointed), batch.encodingsBefore, encodingsAfter)

@@ -20,6 +20,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestAPIServerKilledDuringCreates sends SIGKILL to the apiserver while 16 workers
@@ -27,18 +29,18 @@ import (
 // create acknowledged with 201 is there with the uid it was acknowledged with.
 func TestAPIServerKilledDuringCreates(t *testing.T) {
 	t.Run("embedded etcd", func(t *testing.T) {
-		killDuringCreates(t, func(t *testing.T) []string { return nil })
+		killDuringCreates(t, "embedded-etcd", func(t *testing.T) []string { return nil })
 	})
 	t.Run("external etcd", func(t *testing.T) {
-		killDuringCreates(t, func(t *testing.T) []string {
+		killDuringCreates(t, "external-etcd", func(t *testing.T) []string {
 			return []string{"--etcd-servers", startEtcd(t).clientURL()}
 		})
 	})
 }
 
 // killDuringCreates runs the fault against an apiserver started with storageArgs
-// (none: its embedded etcd in the data directory).
-func killDuringCreates(t *testing.T, storageArgs func(t *testing.T) []string) {
+// (none: its embedded etcd in the data directory); storage names it in the figures.
+func killDuringCreates(t *testing.T, storage string, storageArgs func(t *testing.T) []string) {
 	const workers, ackedBeforeKill = 16, 300
 	s := startAPIServer(t, t.TempDir(), storageArgs(t)...)
 	load := startCreateLoad(t, s.Client.OperatorV1alpha2().NginxOperators(ns), "kill", workers, false)
@@ -55,5 +57,6 @@ func killDuringCreates(t *testing.T, storageArgs func(t *testing.T) []string) {
 	defer cancel()
 	check := load.check(ctx, s.Client.OperatorV1alpha2().NginxOperators(ns))
 	t.Logf("apiserver kill -9 during %d-worker create load (%s): %s", workers, t.Name(), check)
+	check.record(framework.Measure(t, "apiserver-killed-during-creates"), storage)
 	check.assertNothingLost(t)
 }

@@ -20,6 +20,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestEtcdKilledAndRestarted sends SIGKILL to the external etcd while workers create
@@ -46,6 +48,8 @@ func TestEtcdKilledAndRestarted(t *testing.T) {
 	if err != nil {
 		t.Fatalf("/readyz still ok after etcd was killed: %v", err)
 	}
+	m := framework.Measure(t, "etcd-killed-and-restarted")
+	m.Duration("readyz-failing", time.Since(killed), "/readyz not ok after etcd was killed")
 	t.Logf("/readyz not ok %s after etcd was killed: %s", time.Since(killed).Round(time.Millisecond), failedChecks)
 	time.Sleep(outage) // a fixed period: an outage of a set length is the point
 	if ok, checks := s.ready(ctx); ok {
@@ -71,6 +75,8 @@ func TestEtcdKilledAndRestarted(t *testing.T) {
 	check := load.check(ctx, s.Client.OperatorV1alpha2().NginxOperators(ns))
 	t.Logf("etcd SIGKILL for %s under %d-worker create+get load: /readyz ok again %s after etcd restart (etcd healthy after %s), apiserver not restarted; %s",
 		restarted.Sub(killed).Round(time.Millisecond), workers, recovered.Round(time.Millisecond), etcdHealthy.Round(time.Millisecond), check)
+	m.Duration("readyz-back", recovered-etcdHealthy, "/readyz ok again after etcd was healthy, the apiserver not restarted")
+	check.record(m, "load")
 	t.Logf("request outcomes by the phase they were sent in: %s", load.outcomeSummary())
 	t.Logf("errors seen: %s", load.errorSamples())
 	check.assertNothingLost(t)

@@ -128,6 +128,12 @@ func TestEtcdStaysBoundedUnderStatusUpdates(t *testing.T) {
 	t.Logf("after the apiserver's compaction: %s; after defragmentation: %s", compacted, defragmented)
 	t.Logf("database file after defragmentation %.1fx its size with the objects just created, %.1f%% of its peak",
 		float64(defragmented.Size)/float64(created.Size), 100*float64(defragmented.Size)/float64(max(peak.Size, written.Size)))
+	m := framework.Measure(t, "etcd-growth-under-status-updates")
+	m.Count("status-updates", objects*updates, "updates", fmt.Sprintf("status updates written (%d objects × %d)", objects, updates))
+	m.Value("update-rate", float64(objects*updates)/took.Seconds(), "/s", "status updates a second")
+	m.Value("peak-file", mib(max(peak.Size, written.Size)), "MiB", "etcd's database file at its peak while writing")
+	m.Value("in-use-after-compaction", mib(compacted.InUse), "MiB", "what the file holds once the apiserver compacted the history")
+	m.Value("file-after-defragmentation", mib(defragmented.Size), "MiB", "the file after a defragmentation")
 
 	// Bounded: what stays is the live objects (a few KiB each, plus bbolt's pages), not the
 	// history; the file shrinks to what is in use.
@@ -179,10 +185,16 @@ func TestEtcdSizing(t *testing.T) {
 	perObject := float64(full.Size-empty.Size) / objects
 	t.Logf("%d objects: %s (empty: %s); %.0f bytes per object, about %.0f objects per GiB of quota (%.0f in the 512 MiB of artifacts/deploy)",
 		objects, full, empty, perObject, (1<<30)/perObject, (512<<20)/perObject)
+	m := framework.Measure(t, "etcd-sizing")
+	m.Value("per-object", perObject/1024, "KiB", fmt.Sprintf("etcd's file per NginxOperator with a typical spec and status (%d objects, compacted and defragmented)", objects))
+	m.Value("objects-in-512-mib", float64(int((512<<20)/perObject)), "objects", "such objects in the 512 MiB quota of artifacts/deploy")
 	if perObject <= 0 || perObject > 64<<10 {
 		t.Errorf("%.0f bytes per object is not a plausible size", perObject)
 	}
 }
+
+// mib is bytes in MiB, for figures.
+func mib(bytes int64) float64 { return float64(bytes) / (1 << 20) }
 
 // typicalObject is an NginxOperator as users write them: an image, a port, a Service.
 func typicalObject(name string) *v1alpha2.NginxOperator {
@@ -261,6 +273,9 @@ func TestEtcdNoSpaceRecovery(t *testing.T) {
 		code = status.Status().Code
 	}
 	t.Logf("after %d acknowledged updates (%s) the next was refused in %s: %d %v", updates, full, refusedAfter.Round(time.Millisecond), code, refused)
+	m := framework.Measure(t, "etcd-nospace")
+	m.Count("updates-before-nospace", updates, "updates", "updates of 100 KiB acknowledged before etcd's 16 MiB quota refused the next")
+	m.Millis("first-refusal", refusedAfter, "the refused update answered in")
 	if !strings.Contains(refused.Error(), "database space exceeded") {
 		t.Errorf("the refusal does not say the database is full: %v", refused)
 	}
@@ -274,6 +289,7 @@ func TestEtcdNoSpaceRecovery(t *testing.T) {
 	start := time.Now()
 	_, err := nos.Create(ctx, &v1alpha2.NginxOperator{ObjectMeta: metav1.ObjectMeta{Name: "one-more"},
 		Spec: v1alpha2.NginxOperatorSpec{Replicas: ptr.To(int32(0))}}, metav1.CreateOptions{})
+	m.Millis("create-refused", time.Since(start), "a create while NOSPACE answered in")
 	t.Logf("a create while NOSPACE: %v in %s", err, time.Since(start).Round(time.Millisecond))
 	if err == nil || !strings.Contains(err.Error(), "database space exceeded") {
 		t.Errorf("a create while NOSPACE answered %v, want the database-space error", err)
@@ -281,6 +297,7 @@ func TestEtcdNoSpaceRecovery(t *testing.T) {
 	if took, err := update("full-1", "refused"); err == nil || !strings.Contains(err.Error(), "database space exceeded") {
 		t.Errorf("an update while NOSPACE answered %v, want the database-space error", err)
 	} else {
+		m.Millis("update-refused", took, "an update while NOSPACE answered in")
 		t.Logf("an update while NOSPACE: %v in %s", err, took.Round(time.Millisecond))
 	}
 	if list, err := nos.List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != objects {

@@ -290,6 +290,13 @@ func (l *createLoad) check(ctx context.Context, client typedv1alpha2.NginxOperat
 	return c
 }
 
+// record records the check's counts as figures named after prefix.
+func (c loadCheck) record(m framework.Figures, prefix string) {
+	m.Count(prefix+"-acknowledged", c.acked, "creates", "creates acknowledged with 201 ("+prefix+")")
+	m.Count(prefix+"-present", c.present, "creates", "of those, present with their uid after the fault ("+prefix+")")
+	m.Count(prefix+"-lost", c.lost, "creates", "of those, lost ("+prefix+")")
+}
+
 // assertNothingLost fails the test for every acknowledged create that is gone and for
 // every stored object no create could have written.
 func (c loadCheck) assertNothingLost(t testing.TB) {

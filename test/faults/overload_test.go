@@ -28,6 +28,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestOverload bursts LISTs and WATCHes at an apiserver in standalone mode, where
@@ -132,6 +134,11 @@ func TestOverload(t *testing.T) {
 		stored, adminListers, adminListEach, strangers, watchers, burst.Round(time.Millisecond),
 		adminLists, strangerLists, watches, probeFigures, peakKiB>>10)
 
+	m := framework.Measure(t, "overload-standalone")
+	m.Count("unprivileged-lists", strangerLists.total(), "requests", "LISTs of a user without permissions during the burst")
+	m.Count("unprivileged-lists-429", strangerLists.count(http.StatusTooManyRequests), "requests", "of those, answered 429 with Retry-After")
+	m.Value("peak-rss", float64(peakKiB)/1024, "MiB", "the apiserver's peak RSS during the burst")
+
 	adminLists.assertOnly(t, "admin LISTs", http.StatusOK)
 	strangerLists.assertOnly(t, "unprivileged LISTs", http.StatusTooManyRequests, http.StatusForbidden)
 	if strangerLists.count(http.StatusTooManyRequests) == 0 {
@@ -156,6 +163,17 @@ type tally struct {
 	mu                sync.Mutex
 	answers           map[string]int // "200", "429", "error: ..."
 	missingRetryAfter int
+}
+
+// total is how many requests were answered in any way.
+func (t *tally) total() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, c := range t.answers {
+		n += c
+	}
+	return n
 }
 
 func (t *tally) get(c *http.Client, url string) {

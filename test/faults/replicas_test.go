@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // TestTwoReplicasOnOneEtcd runs two apiserver processes on one external etcd, each
@@ -120,6 +121,9 @@ func TestTwoReplicasOnOneEtcd(t *testing.T) {
 		checkA, checkB := loadA.check(ctx, throughB), loadB.check(ctx, throughB)
 		t.Logf("replica A (pid %d) SIGKILLed during load through both: through B %d requests, %d errors (%s); A's creates read through B: %s; B's: %s",
 			pid, requests, failed, loadB.outcomeSummary(), checkA, checkB)
+		m := framework.Measure(t, "two-replicas-one-killed")
+		m.Count("requests-through-the-other", requests, "requests", "requests through the replica left while the other was killed")
+		m.Count("errors-through-the-other", failed, "requests", "of those, failed")
 		if failed > 0 {
 			t.Errorf("%d of %d requests through B failed while A was killed: %s", failed, requests, loadB.errorSamples())
 		}

@@ -36,6 +36,7 @@ import (
 	"github.com/example/nginx-operator/pkg/apis/operator"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha1"
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/test/framework"
 )
 
 // badInputCase is one request with bad input and what the server must answer.
@@ -121,6 +122,9 @@ func TestBadInput(t *testing.T) {
 					took := time.Since(started)
 					counts[code]++
 					t.Logf("%s %s%s (%d bytes): %d in %s", tc.method, tc.path, tc.query, len(tc.body), code, took.Round(time.Millisecond))
+					if tc.name == "YAML alias bomb" {
+						framework.Measure(t, "bad-input").Millis("yaml-alias-bomb-"+v.version, took, "a YAML alias bomb refused with 400, through "+v.version)
+					}
 					if code != tc.wantCode {
 						t.Fatalf("status %d, want %d: %s", code, tc.wantCode, truncate(body))
 					}
