@@ -69,6 +69,10 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 	}
 
 	states := readStates(ctx, c, canaryPods)
+	// The health path fails the candidate only where it passes on the stable
+	// configuration: a path that fails on every pod (its upstream down, say) says
+	// nothing about the candidate.
+	healthyElsewhere := healthyOn(readStates(ctx, c, otherPods))
 	var waiting []string
 	for i, p := range canaryPods {
 		s, err := states[i].state, states[i].err
@@ -76,8 +80,8 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 		case err == nil && s.Rejected == desiredCanary:
 			return end(v1alpha2.CanaryFailed, fmt.Sprintf("nginx rejected it on pod %s: %s", p.Name, s.Message), false)
 		case err == nil && s.Loaded == desiredCanary:
-			if h := s.Health; h != nil && h.Content == desiredCanary && h.Failed() {
-				return end(v1alpha2.CanaryFailed, fmt.Sprintf("the health path failed on pod %s after the reload: %s", p.Name, healthAnswer(*h)), false)
+			if h := s.Health; h != nil && h.Content == desiredCanary && h.Failed() && healthyElsewhere {
+				return end(v1alpha2.CanaryFailed, fmt.Sprintf("the health path failed on pod %s after the reload (it passes on the other pods): %s", p.Name, healthAnswer(*h)), false)
 			}
 		default:
 			waiting = append(waiting, p.Name)
@@ -109,6 +113,20 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 	// move from one window to the next, not every second.
 	st.Message = "comparing " + strings.Join(st.Pods, ", ") + " with the other pods"
 	return PollInterval
+}
+
+// healthyOn reports whether the health path passed after the last reload of the pods
+// that report one, and some does; true when none reports one (nothing to compare with:
+// the canary's answer decides).
+func healthyOn(states []podState) bool {
+	reported, passed := false, false
+	for _, s := range states {
+		if h := s.state.Health; s.err == nil && h != nil && h.Content == s.state.Loaded {
+			reported = true
+			passed = passed || !h.Failed()
+		}
+	}
+	return !reported || passed
 }
 
 func healthAnswer(h reload.Health) string {

@@ -68,3 +68,26 @@ func TestJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthyOn: the health path counts against a candidate only where it passes on
+// the stable configuration, or where no other pod reports it.
+func TestHealthyOn(t *testing.T) {
+	state := func(loaded string, code int) podState {
+		return podState{state: reload.State{Loaded: loaded, Health: &reload.Health{Content: loaded, Code: code}}}
+	}
+	for _, tc := range []struct {
+		name   string
+		states []podState
+		want   bool
+	}{
+		{"no other pod", nil, true},
+		{"none reports", []podState{{state: reload.State{Loaded: "a"}}}, true},
+		{"passes elsewhere", []podState{state("a", 200), state("a", 500)}, true},
+		{"fails everywhere", []podState{state("a", 502), state("a", 0)}, false},
+		{"an older reload's answer does not count", []podState{{state: reload.State{Loaded: "b", Health: &reload.Health{Content: "a", Code: 500}}}}, true},
+	} {
+		if got := healthyOn(tc.states); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
