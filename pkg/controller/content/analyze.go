@@ -57,14 +57,7 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 	}
 	end := func(phase v1alpha2.CanaryPhase, message string, lowTraffic bool) time.Duration {
 		st.Phase, st.Message = phase, truncate(message, 4000)
-		switch {
-		case phase == v1alpha2.CanaryFailed:
-			c.event(no, corev1.EventTypeWarning, "CanaryFailed", "TakeBack", "configuration %s (revision %d) taken back from the canary pods: %s", st.Hash, st.Revision, message)
-		case lowTraffic:
-			c.event(no, corev1.EventTypeWarning, "CanaryPromoted", "Promote", "configuration %s (revision %d) goes to every pod: %s", st.Hash, st.Revision, message)
-		default:
-			c.event(no, corev1.EventTypeNormal, "CanaryPromoted", "Promote", "configuration %s (revision %d) goes to every pod: %s", st.Hash, st.Revision, message)
-		}
+		c.canaryEnded(no, st, lowTraffic)
 		return PollInterval
 	}
 

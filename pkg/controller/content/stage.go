@@ -78,11 +78,7 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 			st = prev
 		}
 		st.Phase, st.Message = v1alpha2.CanaryPromoted, message
-		kind := corev1.EventTypeNormal
-		if lowTraffic {
-			kind = corev1.EventTypeWarning
-		}
-		c.event(no, kind, "CanaryPromoted", "Promote", "configuration %s (revision %d) goes to every pod: %s", hash, st.Revision, message)
+		c.canaryEnded(no, st, lowTraffic)
 		return Stage{Stable: spec, Candidate: spec, Status: st}
 	}
 	fail := func(message string) Stage {
@@ -91,7 +87,7 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 			st = prev
 		}
 		st.Phase, st.Message = v1alpha2.CanaryFailed, message
-		c.event(no, corev1.EventTypeWarning, "CanaryFailed", "TakeBack", "configuration %s (revision %d) taken back from the canary pods: %s", hash, st.Revision, message)
+		c.canaryEnded(no, st, false)
 		return Stage{Stable: stable, Candidate: stable, Status: st}
 	}
 	switch {
@@ -143,6 +139,20 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 		prev.Message = "the canary pods are gone: loading on " + strings.Join(prev.Pods, ", ")
 	}
 	return Stage{Stable: stable, Candidate: spec, Canary: canary, Status: prev}, nil
+}
+
+// canaryEnded tells, in an event, how a staged reload ended (st.Phase): a Warning for a
+// configuration taken back, or promoted on the health check alone (lowTraffic).
+func (c Cluster) canaryEnded(no *v1alpha2.NginxOperator, st *v1alpha2.CanaryStatus, lowTraffic bool) {
+	if st.Phase == v1alpha2.CanaryFailed {
+		c.event(no, corev1.EventTypeWarning, "CanaryFailed", "TakeBack", "configuration %s (revision %d) taken back from the canary pods: %s", st.Hash, st.Revision, st.Message)
+		return
+	}
+	kind := corev1.EventTypeNormal
+	if lowTraffic {
+		kind = corev1.EventTypeWarning
+	}
+	c.event(no, kind, "CanaryPromoted", "Promote", "configuration %s (revision %d) goes to every pod: %s", st.Hash, st.Revision, st.Message)
 }
 
 // liveStable is the stable configuration of the ConfigMap this NginxOperator controls;
