@@ -206,4 +206,21 @@ func TestStagedReload(t *testing.T) {
 	if c := apimeta.FindStatusCondition(no.Status.Conditions, v1alpha2.ConditionStalled); c != nil && c.Status == metav1.ConditionTrue {
 		t.Errorf("Stalled after the promotion: %+v", c)
 	}
+
+	// nginx on the canary pod rejects the next one: taken back at once, nginx quoted.
+	typo := "events {}\nhttp { server_tokenz off; }\n"
+	h.changeSpec("web", func(s *v1alpha2.NginxOperatorSpec) { s.Config.Inline = typo })
+	h.reconcile("web")
+	pod := &corev1.Pod{}
+	h.get("web-a", pod)
+	asked := pod.Annotations[reload.ContentHashesAnnotation]
+	cars.set("web-a", reload.State{Desired: asked, Mounted: asked, Loaded: "before", Rejected: asked, Message: `[emerg] unknown directive "server_tokenz"`})
+	h.reconcile("web")
+	if st := canaryStatus(); st.Phase != v1alpha2.CanaryFailed || st.Message != `nginx rejected it on pod web-a: [emerg] unknown directive "server_tokenz"` {
+		t.Fatalf("rejected on the canary: %+v", st)
+	}
+	h.reconcile("web")
+	if s, c := configMap(); s != next || c != next {
+		t.Fatalf("rejected: ConfigMap %q/%q; want the stable one only", s, c)
+	}
 }

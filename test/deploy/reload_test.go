@@ -194,8 +194,8 @@ func everyPodServes(pods []nginxPod, want string) bool {
 	return true
 }
 
-// contentReloadsInPlace: with contentUpdate Reload (the default image's default), new
-// content reaches every running pod within seconds, with no new pod, no failed request
+// contentReloadsInPlace: with contentUpdate Reload (the default image's default) and
+// spec.canary off (reloadVersusRollout stages), new content reaches every running pod within seconds, with no new pod, no failed request
 // and a download longer than a pod's termination grace kept to its end; a configuration
 // nginx rejects never serves (the pods keep the previous one) and status quotes nginx;
 // fixed, it loads.
@@ -212,6 +212,7 @@ metadata: {name: ` + name + `, namespace: default}
 spec:
   replicas: 2
   healthcheckPath: /healthz
+  canary: {enabled: false}
   config:
     inline: |
 ` + indent(reloadConf(extra), "      ") + `
