@@ -72,13 +72,13 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 	}
 	prev := no.Status.Canary.DeepCopy()
 	now := metav1.NewTime(c.Clock.Now())
-	promote := func(message string, lowTraffic bool) Stage {
+	promote := func(message string) Stage {
 		st := &v1alpha2.CanaryStatus{Hash: hash, Revision: no.Status.Revision, StartTime: &now}
 		if prev != nil && prev.Hash == hash {
 			st = prev
 		}
 		st.Phase, st.Message = v1alpha2.CanaryPromoted, message
-		c.canaryEnded(no, st, lowTraffic)
+		c.canaryEnded(no, st, false)
 		return Stage{Stable: spec, Candidate: spec, Status: st}
 	}
 	fail := func(message string) Stage {
@@ -97,7 +97,7 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 		// going back to the stable configuration ends here.
 		if prev != nil && prev.Phase == v1alpha2.CanaryAnalyzing {
 			if prev.Hash == hash {
-				prev.Phase = v1alpha2.CanaryPromoted
+				prev.Phase, prev.Message = v1alpha2.CanaryPromoted, "every pod loads it"
 			} else {
 				prev.Phase, prev.Message = v1alpha2.CanaryFailed, "the spec went back to the stable configuration"
 			}
@@ -110,12 +110,12 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 	case no.Annotations[CanaryAnnotation] == "abort "+hash:
 		return fail(fmt.Sprintf("aborted by the %s annotation", CanaryAnnotation)), nil
 	case no.Annotations[CanaryAnnotation] == "promote "+hash:
-		return promote(fmt.Sprintf("promoted by the %s annotation", CanaryAnnotation), false), nil
+		return promote(fmt.Sprintf("promoted by the %s annotation", CanaryAnnotation)), nil
 	}
 	running := runningPods(pods)
 	k := no.Spec.CanarySettings().CanaryPods(len(running))
 	if k == 0 {
-		return promote(fmt.Sprintf("%d pods: none to compare a canary with", len(running)), false), nil
+		return promote(fmt.Sprintf("%d pods: none to compare a canary with", len(running))), nil
 	}
 	if prev == nil || prev.Hash != hash || prev.Phase != v1alpha2.CanaryAnalyzing {
 		canary := pickCanary(running, k)
