@@ -22,6 +22,7 @@ limitations under the License.
 package nginxreload
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,10 @@ const (
 	DefaultInterval = 250 * time.Millisecond
 	DefaultTimeout  = 10 * time.Second
 	DefaultProcRoot = "/proc"
+	// DefaultHealthDelay is how long after a reload the health path is requested: the
+	// old workers may still accept a connection or two until the master tells them to
+	// stop, and would answer with the previous configuration.
+	DefaultHealthDelay = time.Second
 
 	// checkInterval paces the look at the log and the workers after a SIGHUP: nginx
 	// answers within milliseconds, or with a large configuration within seconds.
@@ -62,9 +67,10 @@ type Reloader struct {
 	// IncludeFile, on a pod of a staged reload, is the file that says which configuration
 	// nginx includes; it counts as the volume reload.IncludeVolume. Empty: none.
 	IncludeFile string
-	// HealthURL, when set, is requested after every reload that loaded content; State's
-	// Health tells the answer.
-	HealthURL string
+	// HealthURL, when set, is requested HealthDelay after every reload that loaded
+	// content (0: DefaultHealthDelay); State's Health tells the answer.
+	HealthURL   string
+	HealthDelay time.Duration
 	// ErrorLog is the file nginx writes its errors to (reload.ErrorLog). Empty:
 	// only new workers tell a reload's result, and a refusal's reason is not known.
 	ErrorLog string
@@ -279,6 +285,11 @@ func (r *Reloader) reload(ctx context.Context, desired string) {
 	if failure == "" {
 		r.Logger.Info("nginx reloaded", "result", "success", "content", desired, "duration", took.String())
 		if r.HealthURL != "" {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(cmp.Or(r.HealthDelay, DefaultHealthDelay)):
+			}
 			h := checkHealth(ctx, r.HealthURL, desired)
 			r.mu.Lock()
 			r.state.Health = &h

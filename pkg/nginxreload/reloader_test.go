@@ -34,6 +34,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/operand/reload"
+	"net/http"
+	"net/http/httptest"
 )
 
 // The test binary doubles as a fake nginx: run with fakeRoleEnv set, it is a master or
@@ -415,5 +417,46 @@ func TestDesiredUnreadable(t *testing.T) {
 	waitPolls(t, r, 2)
 	if s := r.State(); s.Desired != "../etc=123" || s.Mounted != "" || s.Reloads != 0 {
 		t.Errorf("a volume name out of the content directory: state %+v", s)
+	}
+}
+
+// TestStagedPodReloadsForItsIncludeAndChecksHealth: on a pod of a staged reload, the
+// include file counts as a volume, so a pod moved to the other configuration reloads
+// although no volume changed; after the reload the health path's answer is reported for
+// the content loaded.
+func TestStagedPodReloadsForItsIncludeAndChecksHealth(t *testing.T) {
+	dir := t.TempDir()
+	content := filepath.Join(dir, "content")
+	vol := newKubeletVolume(t, filepath.Join(content, "config"))
+	files := map[string]string{"nginx.conf": "events {}\n", "candidate.conf": "events {}\nhttp {}\n"}
+	vol.publish(files)
+	include := filepath.Join(dir, "nginx-include")
+	writeFile(t, include, "include nginx.conf;\n")
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
+	defer health.Close()
+	desiredFile := filepath.Join(dir, "content-hashes")
+	master := startFakeNginx(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, "verdict"), []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &Reloader{ContentDir: content, DesiredFile: desiredFile, IncludeFile: include, HealthURL: health.URL,
+		HealthDelay: time.Millisecond, ErrorLog: filepath.Join(dir, "error.log"),
+		AcceptMaster: func(pid int) bool { return pid == master }, Interval: 5 * time.Millisecond, Timeout: 30 * time.Second}
+	startReloader(t, r)
+	includeHash := func(text string) string {
+		return reload.ContentHash(map[string][]byte{reload.IncludeVolume: []byte(text)})
+	}
+	stable := reload.FormatContentHashes(map[string]string{"config": hashOf(files), reload.IncludeVolume: includeHash("include nginx.conf;\n")})
+	if got := r.State().Loaded; got != stable {
+		t.Fatalf("loaded at start %q; want the volumes and the include file, %q", got, stable)
+	}
+	// The pod is moved to the candidate: only the include file changes.
+	writeFile(t, include, "include candidate.conf;\n")
+	canary := reload.FormatContentHashes(map[string]string{"config": hashOf(files), reload.IncludeVolume: includeHash("include candidate.conf;\n")})
+	writeFile(t, desiredFile, canary)
+	waitFor(t, "the reload for the include file", func() bool { return r.State().Loaded == canary })
+	waitFor(t, "the health path's answer", func() bool { h := r.State().Health; return h != nil && h.Content == canary })
+	if h := r.State().Health; h.Code != http.StatusInternalServerError || !h.Failed() {
+		t.Errorf("health %+v; want the 500 reported as a failure", h)
 	}
 }
