@@ -72,23 +72,19 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 	}
 	prev := no.Status.Canary.DeepCopy()
 	now := metav1.NewTime(c.Clock.Now())
-	promote := func(message string) Stage {
+	// end decides the spec's configuration without a comparison: promoted, every pod
+	// loads it; failed, none does.
+	end := func(phase v1alpha2.CanaryPhase, message string) Stage {
 		st := &v1alpha2.CanaryStatus{Hash: hash, Revision: no.Status.Revision, StartTime: &now}
 		if prev != nil && prev.Hash == hash {
 			st = prev
 		}
-		st.Phase, st.Message = v1alpha2.CanaryPromoted, message
+		st.Phase, st.Message = phase, message
 		c.canaryEnded(no, st, false)
+		if phase == v1alpha2.CanaryFailed {
+			return Stage{Stable: stable, Candidate: stable, Status: st}
+		}
 		return Stage{Stable: spec, Candidate: spec, Status: st}
-	}
-	fail := func(message string) Stage {
-		st := &v1alpha2.CanaryStatus{Hash: hash, Revision: no.Status.Revision, StartTime: &now}
-		if prev != nil && prev.Hash == hash {
-			st = prev
-		}
-		st.Phase, st.Message = v1alpha2.CanaryFailed, message
-		c.canaryEnded(no, st, false)
-		return Stage{Stable: stable, Candidate: stable, Status: st}
 	}
 	switch {
 	case stable == "" || stable == spec:
@@ -108,14 +104,14 @@ func (t *Tracker) PlanStage(ctx context.Context, c Cluster, no *v1alpha2.NginxOp
 	case prev != nil && prev.Hash == hash && prev.Phase == v1alpha2.CanaryFailed:
 		return Stage{Stable: stable, Candidate: stable, Status: prev}, nil
 	case no.Annotations[CanaryAnnotation] == "abort "+hash:
-		return fail(fmt.Sprintf("aborted by the %s annotation", CanaryAnnotation)), nil
+		return end(v1alpha2.CanaryFailed, fmt.Sprintf("aborted by the %s annotation", CanaryAnnotation)), nil
 	case no.Annotations[CanaryAnnotation] == "promote "+hash:
-		return promote(fmt.Sprintf("promoted by the %s annotation", CanaryAnnotation)), nil
+		return end(v1alpha2.CanaryPromoted, fmt.Sprintf("promoted by the %s annotation", CanaryAnnotation)), nil
 	}
 	running := runningPods(pods)
 	k := no.Spec.CanarySettings().CanaryPods(len(running))
 	if k == 0 {
-		return promote(fmt.Sprintf("%d pods: none to compare a canary with", len(running))), nil
+		return end(v1alpha2.CanaryPromoted, fmt.Sprintf("%d pods: none to compare a canary with", len(running))), nil
 	}
 	if prev == nil || prev.Hash != hash || prev.Phase != v1alpha2.CanaryAnalyzing {
 		canary := pickCanary(running, k)
