@@ -64,8 +64,8 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 	states := readStates(ctx, c, canaryPods)
 	// The health path fails the candidate only where it passes on the stable
 	// configuration: a path that fails on every pod (its upstream down, say) says
-	// nothing about the candidate.
-	healthyElsewhere := healthyOn(readStates(ctx, c, otherPods))
+	// nothing about the candidate. The other pods are read only then.
+	healthyElsewhere := func() bool { return healthyOn(readStates(ctx, c, otherPods)) }
 	var waiting []string
 	for i, p := range canaryPods {
 		s, err := states[i].state, states[i].err
@@ -73,7 +73,7 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 		case err == nil && s.Rejected == desiredCanary:
 			return end(v1alpha2.CanaryFailed, fmt.Sprintf("nginx rejected it on pod %s: %s", p.Name, s.Message), false)
 		case err == nil && s.Loaded == desiredCanary:
-			if h := s.Health; h != nil && h.Content == desiredCanary && h.Failed() && healthyElsewhere {
+			if h := s.Health; h != nil && h.Content == desiredCanary && h.Failed() && healthyElsewhere() {
 				return end(v1alpha2.CanaryFailed, fmt.Sprintf("the health path failed on pod %s after the reload (it passes on the other pods): %s", p.Name, healthAnswer(*h)), false)
 			}
 		default:
@@ -102,8 +102,8 @@ func (t *Tracker) Analyze(ctx context.Context, c Cluster, no *v1alpha2.NginxOper
 	case Fail:
 		return end(v1alpha2.CanaryFailed, j.Message, false)
 	}
-	// The message changes with every poll: status is written only when the figures
-	// move from one window to the next, not every second.
+	// The figures reach status with the verdict: a message that changed with every poll
+	// would write status every second.
 	st.Message = "comparing " + strings.Join(st.Pods, ", ") + " with the other pods"
 	return PollInterval
 }
