@@ -42,10 +42,10 @@ var certManagerSecrets = []string{
 
 // certManagerIssuesAndRenews runs cert-manager (its issuing controllers and CA injector,
 // built by make tools from hack/tools/ecosystem/cert-manager) and moves the installation the earlier
-// steps left (etcd on its volumes, certificates from hack/deploy-certs.sh) to the
+// tests left (etcd on its volumes, certificates from hack/deploy-certs.sh: etcdServes) to the
 // cert-manager overlay, as docs/operations.md says: every Certificate turns Ready, the
 // injector sets the APIServices' caBundle, etcd restarts onto cert-manager's CA, and the
-// objects of the earlier steps are all there. Then renewals of the apiserver's serving
+// objects of the earlier tests are all there. Then renewals of the apiserver's serving
 // certificate and etcd client certificate, forced as `cmctl renew` does, run under the
 // read/write loop: the pods serve and present the new certificates and no request fails.
 func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
@@ -64,8 +64,8 @@ func certManagerIssuesAndRenews(t *testing.T, refs map[string]string) {
 			t.Logf("at the failure:\n%s", get(t, "get", "certificates,certificaterequests,issuers", "-n", systemNS, "-o", "wide"))
 		}
 	})
-	// The NginxOperators of the earlier steps, as etcd holds them (the APIServices may be
-	// gone: the OLM step deleted them with the CSV).
+	// The NginxOperators of the earlier tests, as etcd holds them (the APIServices may be
+	// gone: the OLM test deleted them with the CSV).
 	objects := storedNginxOperators(t)
 
 	// cert-manager issues into Secrets it made: the ones hack/deploy-certs.sh made go first.

@@ -26,72 +26,168 @@ import (
 
 const systemNS = "nginx-operator-system"
 
-// TestDeployOnRealNode walks the deployment path a user takes, one step after another:
-// each step needs the system the previous one left.
-func TestDeployOnRealNode(t *testing.T) {
-	// The component logs go out before the test's own report, so that the failure is the
-	// last thing a truncated log shows.
-	t.Cleanup(func() {
-		if t.Failed() {
-			stack.DumpLogs(40)
-		}
-	})
-	buildPrometheusImage(t)
-	refs := images(t)
-	// The upgrade steps start from the previous release, and the Helm step upgrades to
-	// this tree cut as a release in a registry: both are made meanwhile.
-	startPreviousRelease(t)
-	// The release gets a version of its own: an image identical to the node's local one
-	// would share its image ID, which containerd 1.6's CRI then no longer finds by the
-	// local name (the OLM step's pods could not start), and its pull would prove nothing.
-	startRegistryRelease(t, tag(refs["NGINX_OPERATOR_IMAGE"])+"-registry")
-	steps := []step{
-		{"artifacts/deploy runs as real pods and the APIServices turn Available", func(t *testing.T) { deploySystem(t) }},
-		{"etcd speaks TLS only and admits only the apiserver's client certificate", etcdAdmitsOnlyTheAPIServer},
-		{"the etcd NetworkPolicy admits only the apiserver pods and etcd's peers", etcdNetworkPolicyAdmitsOnlyTheAPIServer},
-		{"the apiserver's and the controller's NetworkPolicies open only their serving ports", servingPortsOnly},
-		{"the controller's metrics need TLS and a token RBAC allows /metrics", controllerMetricsNeedAnAuthorizedToken},
-		{"the apiservers' audit log records a create with its body and a get as metadata", auditLogRecordsTheCreate},
-		// Independent parts at once: they mostly wait (scrape and evaluation intervals,
-		// pods, metrics-server's resolution), and none touches what another checks (each
-		// its own objects; the HPA's watch and counts follow its own NginxOperator only).
-		{"the Prometheus Operator's Prometheus, beside NginxOperators as real pods", inParallel(
-			step{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) { prometheusOperatorScrapes(t, refs) }},
-			step{"a content change reloaded in place, staged and rolled out, good and answering 500, at 4 and 20 replicas", reloadVersusRollout},
-			step{"NginxOperators as real pods", inSequence(
-				step{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, refs["NGINX_IMAGE"]) }},
-				step{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},
-			)},
-			step{"an HPA on CPU from metrics-server scales an NginxOperator through /scale", autoscalesOnCPU},
-		)},
-		{"the PodDisruptionBudget keeps one apiserver through a drain, and losing the other costs no request", func(t *testing.T) { budgetKeepsOneApiserver(t) }},
-		{"etcd runs three members with one leader", etcdRunsThreeMembers},
-		{"with two of three etcd members down writes fail fast; back, nothing is lost", etcdQuorumLoss},
-		{"a member whose volume is lost is replaced by hack/etcd-replace-member.sh", etcdLostVolume},
-		{"the defragmentation CronJob returns the space the compactions freed", etcdDefragCronJob},
-		{"a backup restores into a fresh etcd cluster with hack/etcd-restore.sh", etcdBackupRestores},
-		{"kubectl apply -k upgrades the previous release to this one under load, losing no field", func(t *testing.T) { upgradesWithoutLoss(t, refs) }},
-		{"the previous release's Helm chart installs over the same data, upgrades to this one under load losing no field, rolls back and uninstalls cleanly", func(t *testing.T) { helmLifecycle(t, refs) }},
-		{"OLM v0 installs the bundle over the same data, and deleting the CSV removes what it made", func(t *testing.T) { olmInstallsTheBundle(t, refs) }},
-		{"cert-manager issues every certificate over the same data and renews them under load", func(t *testing.T) { certManagerIssuesAndRenews(t, refs) }},
-	}
-	inSequence(steps...)(t)
+// The real-node suite is one test per step of the deployment path a user takes, listed
+// here in the order a whole run takes them: go test runs a package's tests in the order of
+// its files and, within this file, of their declarations. Each test names what it needs
+// with need (fixture_test.go) and brings it up when it is not there, so that any one runs
+// alone (go test -run TestEtcdBackupRestores ./deploy/); in a whole run each finds the
+// system the tests before it left, and a failure fails only its own test: the next one
+// that needs the system checks it and deploys it again if the failure broke it.
+
+// TestDeploySystem: artifacts/deploy runs as real pods and the APIServices turn Available.
+// In a whole run this test deploys the system that the others share.
+func TestDeploySystem(t *testing.T) {
+	need(t, deployed)
+	runsAsDeployed(t)
 }
 
-// step is one part of the walk through the deployment.
+// TestEtcdAdmitsOnlyTheAPIServer: etcd speaks TLS only and admits only the apiserver's
+// client certificate.
+func TestEtcdAdmitsOnlyTheAPIServer(t *testing.T) {
+	need(t, deployed)
+	etcdAdmitsOnlyTheAPIServer(t)
+}
+
+// TestEtcdNetworkPolicyAdmitsOnlyTheAPIServer: the etcd NetworkPolicy admits only the
+// apiserver pods and etcd's peers.
+func TestEtcdNetworkPolicyAdmitsOnlyTheAPIServer(t *testing.T) {
+	need(t, deployed)
+	etcdNetworkPolicyAdmitsOnlyTheAPIServer(t)
+}
+
+// TestServingPortsOnly: the apiserver's and the controller's NetworkPolicies open only
+// their serving ports.
+func TestServingPortsOnly(t *testing.T) {
+	need(t, deployed)
+	servingPortsOnly(t)
+}
+
+// TestControllerMetricsNeedAnAuthorizedToken: the controller's metrics need TLS and a token
+// RBAC allows /metrics.
+func TestControllerMetricsNeedAnAuthorizedToken(t *testing.T) {
+	need(t, deployed)
+	controllerMetricsNeedAnAuthorizedToken(t)
+}
+
+// TestAuditLogRecordsTheCreate: the apiservers' audit log records a create with its body
+// and a get as metadata.
+func TestAuditLogRecordsTheCreate(t *testing.T) {
+	need(t, deployed)
+	auditLogRecordsTheCreate(t)
+}
+
+// TestPrometheusBesideNginxOperators: the Prometheus Operator's Prometheus, beside
+// NginxOperators as real pods.
+//
+// Independent parts at once: they mostly wait (scrape and evaluation intervals, pods,
+// metrics-server's resolution), and none touches what another checks (each its own
+// objects; the HPA's watch and counts follow its own NginxOperator only). Each part also
+// runs alone, as a subtest: go test -run 'TestPrometheusBesideNginxOperators/an_HPA' ./deploy/.
+func TestPrometheusBesideNginxOperators(t *testing.T) {
+	need(t, deployed)
+	inParallel(
+		step{"the Prometheus Operator makes a Prometheus that scrapes every pod and loads the rules", func(t *testing.T) {
+			need(t, prometheusImage)
+			prometheusOperatorScrapes(t, images(t))
+		}},
+		step{"a content change reloaded in place, staged and rolled out, good and answering 500, at 4 and 20 replicas", reloadVersusRollout},
+		step{"NginxOperators as real pods", inSequence(
+			step{"NginxOperators become real nginx pods serving traffic", func(t *testing.T) { servesTraffic(t, images(t)["NGINX_IMAGE"]) }},
+			step{"configuration, content, TLS, restricted security and failures of the nginx pods", operandOptions},
+		)},
+		step{"an HPA on CPU from metrics-server scales an NginxOperator through /scale", autoscalesOnCPU},
+	)(t)
+}
+
+// TestBudgetKeepsOneApiserver: the PodDisruptionBudget keeps one apiserver through a drain,
+// and losing the other costs no request.
+func TestBudgetKeepsOneApiserver(t *testing.T) {
+	need(t, deployed)
+	budgetKeepsOneApiserver(t)
+}
+
+// TestEtcdRunsThreeMembers: etcd runs three members with one leader.
+func TestEtcdRunsThreeMembers(t *testing.T) {
+	need(t, deployed)
+	etcdRunsThreeMembers(t)
+}
+
+// TestEtcdQuorumLoss: with two of three etcd members down writes fail fast; back, nothing
+// is lost.
+func TestEtcdQuorumLoss(t *testing.T) {
+	need(t, deployed)
+	etcdQuorumLoss(t)
+}
+
+// TestEtcdLostVolume: a member whose volume is lost is replaced by
+// hack/etcd-replace-member.sh.
+func TestEtcdLostVolume(t *testing.T) {
+	need(t, deployed)
+	etcdLostVolume(t)
+}
+
+// TestEtcdDefragCronJob: the defragmentation CronJob returns the space the compactions
+// freed. In a whole run the earlier tests' writes and the apiserver's compactions freed
+// it; on a system with less to give back, the test frees some first (etcdDefragCronJob).
+func TestEtcdDefragCronJob(t *testing.T) {
+	need(t, deployed)
+	etcdDefragCronJob(t)
+}
+
+// TestEtcdBackupRestores: a backup restores into a fresh etcd cluster with
+// hack/etcd-restore.sh.
+func TestEtcdBackupRestores(t *testing.T) {
+	need(t, deployed)
+	etcdBackupRestores(t)
+}
+
+// TestUpgradesWithoutLoss: kubectl apply -k upgrades the previous release to this one under
+// load, losing no field. It installs the previous release itself, over what runs (in a
+// whole run, the system the tests before it used) or on a node without it, and leaves
+// this release deployed.
+func TestUpgradesWithoutLoss(t *testing.T) {
+	need(t, previousRelease)
+	upgradesWithoutLoss(t, images(t))
+}
+
+// TestHelmLifecycle: the previous release's Helm chart installs over the same data,
+// upgrades to this one under load losing no field, rolls back and uninstalls cleanly. The
+// same data is the kustomize install's, which it removes but for its volumes and Secrets.
+// The release in the registry it upgrades to is waited for where the upgrade begins
+// (upgradeAcrossReleases), after the install.
+func TestHelmLifecycle(t *testing.T) {
+	need(t, deployed, previousRelease)
+	helmLifecycle(t, images(t))
+}
+
+// TestOLMInstallsTheBundle: OLM v0 installs the bundle over the same data, and deleting the
+// CSV removes what it made. The same data is what a removed install kept
+// (dataWithoutInstall): in a whole run, what TestHelmLifecycle's uninstall left.
+func TestOLMInstallsTheBundle(t *testing.T) {
+	need(t, dataWithoutInstall)
+	olmInstallsTheBundle(t, images(t))
+}
+
+// TestCertManagerIssuesAndRenews: cert-manager issues every certificate over the same data
+// and renews them under load. The same data is the one etcd's members serve (etcdServes):
+// in a whole run, etcd as TestOLMInstallsTheBundle left it, without an apiserver.
+func TestCertManagerIssuesAndRenews(t *testing.T) {
+	need(t, etcdServes)
+	certManagerIssuesAndRenews(t, images(t))
+}
+
+// step is one part of a test whose parts run side by side.
 type step struct {
 	name string
 	run  func(t *testing.T)
 }
 
-// inSequence runs steps one after another, stopping at the first that fails: each needs
-// the system the previous one left.
+// inSequence runs steps one after another, each even when one before it failed: none
+// needs what another made; they share one lane beside the other parts.
 func inSequence(steps ...step) func(t *testing.T) {
 	return func(t *testing.T) {
 		for _, s := range steps {
-			if !t.Run(s.name, s.run) {
-				t.Fatalf("step %q failed; the later steps need it", s.name)
-			}
+			t.Run(s.name, s.run)
 		}
 	}
 }
@@ -113,14 +209,21 @@ func inParallel(steps ...step) func(t *testing.T) {
 	}
 }
 
-// deploySystem applies artifacts/deploy with hack/deploy-to-node.sh and checks that every
-// workload runs as Ready pods and that the aggregator reaches them through the Service.
-func deploySystem(t *testing.T) {
+// deploySystem applies artifacts/deploy with hack/deploy-to-node.sh, which returns once
+// every workload has rolled out and both APIServices are Available: how need brings up
+// the state deployed.
+func deploySystem(t *testing.T) error {
 	start := time.Now()
 	if out, err := stack.Script("deploy-to-node.sh", 10*time.Minute); err != nil {
-		t.Fatalf("deploy-to-node.sh: %v\n%s", err, out)
+		return fmt.Errorf("deploy-to-node.sh: %v\n%s", err, out)
 	}
 	t.Logf("deployed and APIServices Available in %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// runsAsDeployed checks that every workload runs as Ready pods and that the aggregator
+// reaches them through the Service.
+func runsAsDeployed(t *testing.T) {
 	for _, sel := range []struct {
 		label string
 		want  int

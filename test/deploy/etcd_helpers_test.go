@@ -38,8 +38,8 @@ const (
 
 // etcdctl runs etcdctl in an etcd member's pod against that member, with the member's peer
 // certificate (a client certificate of the etcd CA), as hack/etcd-replace-member.sh does.
-// Every caller only reads, so an exec that kubectl lost (execLost) is run again, for up
-// to 30 s.
+// Every caller only reads, or compacts (run again, etcd answers that the revision is
+// compacted), so an exec that kubectl lost (execLost) is run again, for up to 30 s.
 func etcdctl(t *testing.T, pod string, args ...string) (string, error) {
 	t.Helper()
 	full := append([]string{"exec", "-n", systemNS, pod, "-c", "etcd", "--", "etcdctl",

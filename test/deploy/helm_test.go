@@ -65,15 +65,7 @@ func helmLifecycle(t *testing.T, refs map[string]string) {
 	mustKubectl(t, `{"apiVersion": "operator.example.com/v1alpha2", "kind": "NginxOperator", "metadata": {"name": "kept", "namespace": "kept"}, "spec": {"replicas": 0}}`, "create", "-f", "-")
 	uid := get(t, "get", "ngx", "-n", "kept", "kept", "-o", "jsonpath={.metadata.uid}")
 
-	// Remove the kustomize install but not its data: the APIServices first (docs/reliability.md),
-	// then everything else it created; the etcd volumes and the certificates' Secrets stay.
-	mustKubectl(t, "", "delete", "apiservices", "-l", partOf)
-	mustKubectl(t, "", "delete", "-n", systemNS, "deployments,statefulsets,cronjobs,services,configmaps,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets", "-l", partOf)
-	mustKubectl(t, "", "delete", "-n", "kube-system", "rolebindings", "-l", partOf)
-	mustKubectl(t, "", "delete", "clusterroles,clusterrolebindings", "-l", partOf)
-	waitFor(t, 3*time.Minute, "the kustomize install's pods to go", func() bool {
-		return get(t, "get", "pods", "-n", systemNS, "-o", "name") == ""
-	})
+	removeInstallKeepingData(t)
 
 	etcd := refs["ETCD_IMAGE"]
 	start := time.Now()
@@ -125,6 +117,20 @@ func helmLifecycle(t *testing.T, refs map[string]string) {
 		t.Errorf("left in kube-system after helm uninstall: %s", out)
 	}
 	t.Logf("retained after helm uninstall: %v", left)
+}
+
+// removeInstallKeepingData removes the kustomize install but not its data: the
+// APIServices first (docs/reliability.md), then everything else it created; the etcd
+// volumes and the certificates' Secrets stay.
+func removeInstallKeepingData(t *testing.T) {
+	t.Helper()
+	mustKubectl(t, "", "delete", "apiservices", "-l", partOf)
+	mustKubectl(t, "", "delete", "-n", systemNS, "deployments,statefulsets,cronjobs,services,configmaps,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets", "-l", partOf)
+	mustKubectl(t, "", "delete", "-n", "kube-system", "rolebindings", "-l", partOf)
+	mustKubectl(t, "", "delete", "clusterroles,clusterrolebindings", "-l", partOf)
+	waitFor(t, 3*time.Minute, "the kustomize install's pods to go", func() bool {
+		return get(t, "get", "pods", "-n", systemNS, "-o", "name") == ""
+	})
 }
 
 func repository(image string) string { return image[:strings.LastIndex(image, ":")] }

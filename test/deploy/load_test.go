@@ -153,7 +153,7 @@ func retryable(err error) bool {
 func underLoad(t *testing.T, ns string, disrupt func()) *loadResult {
 	t.Helper()
 	mustKubectl(t, "", "create", "namespace", ns)
-	// The loop's NginxOperators are gone before the next step starts, so that step counts
+	// The loop's NginxOperators are gone before the next test starts, so that test counts
 	// only objects meant to stay; the namespace's other content (the Deployments and
 	// Services they owned, which the garbage collector deletes) may still be going.
 	t.Cleanup(func() {

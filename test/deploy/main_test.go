@@ -17,10 +17,13 @@ limitations under the License.
 // Package deploy tests the deployment path for real: a local control plane with this
 // machine as a real node (kubelet, containerd, kube-proxy), nginx-operator deployed onto
 // it from artifacts/deploy as real pods, and real nginx pods serving traffic. It needs
-// root; without root TestMain says so and runs nothing.
+// root; without root TestMain says so and runs nothing. One test per step of the path
+// (deploy_test.go lists them), each runnable alone: what they share is brought up by the
+// first that needs it (fixture_test.go).
 package deploy
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +44,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) (code int) {
+	flag.Parse() // prefetch reads -run and -skip
 	if os.Getuid() != 0 {
 		fmt.Println("test/deploy needs root (a real node runs kubelet, containerd and kube-proxy); not running it")
 		return 0
@@ -51,7 +55,7 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	// kube-controller-manager's HorizontalPodAutoscaler sync shortened from 15s: the
-	// autoscaling step waits for the HPA to read CPU, scale up and scale back down.
+	// autoscaling test waits for the HPA to read CPU, scale up and scale back down.
 	if stack, err = framework.NewStack(root, "nginx-operator-deploy-", "NODE=real",
 		"KUBE_CONTROLLER_MANAGER_EXTRA_FLAGS=--horizontal-pod-autoscaler-sync-period=5s"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -80,5 +84,7 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	fmt.Printf("local control plane with a real node up in %s (state in %s)\n", time.Since(start).Round(time.Second), stack.LocalDir)
+	prefetch()
+	defer finishBuilds() // before local-down: a build imports into the node's containerd
 	return m.Run()
 }

@@ -40,9 +40,9 @@ const (
 )
 
 // olmInstallsTheBundle runs OLM v0's olm-operator against the cluster and installs the
-// committed bundle as docs/olm.md says, over the etcd volumes the earlier steps kept: etcd
-// from the base, an OperatorGroup, the bundle's objects and its ClusterServiceVersion with
-// only the image references replaced. The CSV reaches Succeeded; OLM's Service, serving
+// committed bundle as docs/olm.md says, over the etcd volumes a removed install kept
+// (dataWithoutInstall): etcd from the base, an OperatorGroup, the bundle's objects and its
+// ClusterServiceVersion with only the image references replaced. The CSV reaches Succeeded; OLM's Service, serving
 // certificate and APIServices (with a caBundle) serve the API; an NginxOperator becomes nginx
 // pods serving traffic; deleting the CSV removes what OLM made.
 func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
@@ -60,7 +60,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 	// Its log sits with the components', which a failing run prints.
 	t.Cleanup(func() { olm.Stop(os.Interrupt, 10*time.Second) })
 
-	// etcd from the base, on the volumes the earlier steps kept, and its certificates.
+	// etcd from the base, on the volumes a removed install kept, and its certificates.
 	etcd, operator := refs["ETCD_IMAGE"], refs["NGINX_OPERATOR_IMAGE"]
 	for _, f := range []string{"00-namespace.yaml", "20-etcd.yaml", "23-etcd-defrag.yaml"} {
 		manifest, err := os.ReadFile(filepath.Join(stack.RepoRoot, "artifacts", "deploy", f))
@@ -120,7 +120,7 @@ func olmInstallsTheBundle(t *testing.T, refs map[string]string) {
 	}
 	mustKubectl(t, "", "rollout", "status", "-n", systemNS, "deployment/nginx-operator-controller", "--timeout=3m")
 
-	// The API through the aggregator, over the data the earlier steps stored, and a new
+	// The API through the aggregator, over the data the earlier tests stored, and a new
 	// NginxOperator becomes nginx pods serving traffic.
 	t.Logf("kubectl get nginxoperators -A: %d objects", strings.Count(mustKubectl(t, "", "get", "nginxoperators", "-A", "-o", "name"), "\n"))
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "olm-site", "--ignore-not-found", "--wait=false") })

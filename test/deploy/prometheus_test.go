@@ -149,7 +149,7 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	}
 
 	// Every pod behind the three ServiceMonitors is a target, and each is up. The
-	// PodMonitor's targets are the nginx pods of every namespace, which the steps beside
+	// PodMonitor's targets are the nginx pods of every namespace, which the parts beside
 	// this one create, break and delete: nginxMetricsFollowLoad judges its own.
 	wantTargets := map[string]int{
 		want[1]: len(readyPods(t, systemNS, apiserverSelector)),
@@ -222,21 +222,20 @@ func prometheusOperatorScrapes(t *testing.T, refs map[string]string) {
 	nginxMetricsFollowLoad(t, api)
 }
 
-// buildPrometheusImage builds the image of the Prometheus and config reloader make tools
-// built (hack/images/build.sh prometheus). The walk calls it before it starts the release
-// builds in the background, which hold hack/images/build.sh's lock for minutes.
-func buildPrometheusImage(t *testing.T) {
-	t.Helper()
-	build := exec.Command(filepath.Join(stack.RepoRoot, "hack", "images", "build.sh"), "prometheus")
-	build.Env, build.Dir = stack.Env(), stack.RepoRoot
-	start := time.Now()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the prometheus image: %v\n%s", err, out)
+// prometheusImage is the image of the Prometheus and config reloader make tools built
+// (hack/images/build.sh prometheus), made once per run.
+var prometheusImage = &build{what: "the prometheus image", run: buildPrometheusImage}
+
+func buildPrometheusImage() error {
+	script := exec.Command(filepath.Join(stack.RepoRoot, "hack", "images", "build.sh"), "prometheus")
+	script.Env, script.Dir = stack.Env(), stack.RepoRoot
+	if out, err := script.CombinedOutput(); err != nil {
+		return &commandError{"building the prometheus image", err, out}
 	}
-	t.Logf("the prometheus image ready in %s", framework.Describe(time.Since(start)))
+	return nil
 }
 
-// importPrometheusImage imports the image buildPrometheusImage built into the node's
+// importPrometheusImage imports the image prometheusImage made into the node's
 // containerd.
 func importPrometheusImage(t *testing.T) (image, version string) {
 	t.Helper()

@@ -25,7 +25,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,61 +34,72 @@ import (
 // registryRelease is this tree cut as a release (make release, signed with a key made
 // for the test), pushed to an OCI registry on loopback with TLS (hack/release-push.sh),
 // its image signatures verified there with cosign, and the node's containerd told to
-// trust the registry: what the Helm step upgrades to, pulled from it by digest. It is
-// made beside the first steps (startRegistryRelease); the Helm step waits for it.
-var registryRelease struct {
-	once     sync.Once
-	done     chan struct{}
+// trust the registry: what the Helm test upgrades to, pulled from it by digest. Made in
+// the background from the start of a run that has the Helm test (prefetch).
+var registryRelease = newRegistryBuild()
+
+type registryBuild struct {
+	build
 	registry *framework.Registry
 	version  string
 	chart    string            // oci://<host>/charts/nginx-operator
 	images   map[string]string // image name (nginx-operator, etcd) -> <host>/<repository>@<digest>
-	err      error
+}
+
+func newRegistryBuild() *registryBuild {
+	r := &registryBuild{}
+	r.what, r.run = "this tree's release in a registry", r.cutAndPush
+	return r
 }
 
 // releaseTools are the pinned binaries the release is cut, pushed and checked with.
 type releaseTools struct{ registry, cosign string }
 
-// startRegistryRelease cuts and pushes the release in the background.
-func startRegistryRelease(t *testing.T, version string) {
-	registryRelease.once.Do(func() {
-		registryRelease.done = make(chan struct{})
-		tools := releaseTools{registry: framework.ToolBinary(t, "REGISTRY_BIN"), cosign: framework.ToolBinary(t, "COSIGN_BIN")}
-		dir, err := os.MkdirTemp("", "nginx-operator-registry-release-")
-		if err != nil {
-			registryRelease.err = err
-			close(registryRelease.done)
-			return
+// cutAndPush cuts the release into a temporary directory, starts the registry and pushes
+// the release to it.
+func (r *registryBuild) cutAndPush() error {
+	var tools releaseTools
+	var err error
+	if tools.registry, err = framework.Tool("REGISTRY_BIN"); err != nil {
+		return err
+	}
+	if tools.cosign, err = framework.Tool("COSIGN_BIN"); err != nil {
+		return err
+	}
+	refs, err := readImagesEnv(filepath.Join(stack.RepoRoot, "_output", "images", "images.env"))
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "nginx-operator-registry-release-")
+	if err != nil {
+		return err
+	}
+	r.cleanup = func() {
+		if r.registry != nil {
+			r.registry.Stop()
 		}
-		t.Cleanup(func() {
-			<-registryRelease.done
-			if registryRelease.registry != nil {
-				registryRelease.registry.Stop()
-			}
-			os.RemoveAll(dir)
-		})
-		go func() {
-			defer close(registryRelease.done)
-			registryRelease.version = version
-			registryRelease.err = cutAndPush(tools, dir, version)
-		}()
-	})
+		os.RemoveAll(dir)
+	}
+	// The release gets a version of its own: an image identical to the node's local one
+	// would share its image ID, which containerd 1.6's CRI then no longer finds by the
+	// local name (the OLM test's pods could not start), and its pull would prove nothing.
+	r.version = tag(refs["NGINX_OPERATOR_IMAGE"]) + "-registry"
+	return r.cutAndPushTo(tools, dir, r.version)
 }
 
-// waitRegistryRelease waits for what startRegistryRelease began.
+// waitRegistryRelease needs the release in the registry and returns its chart, version,
+// images and the registry's CA.
 func waitRegistryRelease(t *testing.T) (chart, version string, images map[string]string, caFile string) {
 	t.Helper()
-	start := time.Now()
-	<-registryRelease.done
-	if registryRelease.err != nil {
-		t.Fatalf("the release in the registry: %v", registryRelease.err)
-	}
-	t.Logf("release %s in the registry %s (waited %s): chart %s, images %v", registryRelease.version, registryRelease.registry.Host,
-		framework.Describe(time.Since(start)), registryRelease.chart, registryRelease.images)
+	need(t, registryRelease)
+	t.Logf("release %s in the registry %s: chart %s, images %v", registryRelease.version, registryRelease.registry.Host,
+		registryRelease.chart, registryRelease.images)
 	return registryRelease.chart, registryRelease.version, registryRelease.images, registryRelease.registry.CAFile
 }
 
-func cutAndPush(tools releaseTools, dir, version string) error {
+// cutAndPushTo cuts the release as version into dir, starts the registry, pushes the
+// release to it and checks it there.
+func (r *registryBuild) cutAndPushTo(tools releaseTools, dir, version string) error {
 	run := func(what string, env []string, name string, args ...string) (string, error) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir, cmd.Env = stack.RepoRoot, append(append(slices.Clone(stack.Env()), "TUF_ROOT="+filepath.Join(dir, "sigstore"), "TUF_MIRROR=file:///nonexistent"), env...)
@@ -108,7 +118,7 @@ func cutAndPush(tools releaseTools, dir, version string) error {
 		}
 	}
 	// hack/release.sh records its images in a file of its own, so the shared images.env
-	// keeps naming what the walk deploys.
+	// keeps naming what the suite deploys.
 	if _, err := run("make release", []string{"VERSION=" + version, "KEY=" + filepath.Join(dir, "cosign.key"), password,
 		"RELEASE_OUTPUT=" + filepath.Join(dir, "release")}, filepath.Join(stack.RepoRoot, "hack", "release.sh")); err != nil {
 		return err
@@ -119,33 +129,33 @@ func cutAndPush(tools releaseTools, dir, version string) error {
 	if err != nil {
 		return err
 	}
-	if registryRelease.registry, err = framework.StartRegistry(tools.registry, filepath.Join(dir, "registry")); err != nil {
+	if r.registry, err = framework.StartRegistry(tools.registry, filepath.Join(dir, "registry")); err != nil {
 		return err
 	}
-	host, ca := registryRelease.registry.Host, registryRelease.registry.CAFile
+	host, ca := r.registry.Host, r.registry.CAFile
 	out, err := run("hack/release-push.sh", []string{"CA_FILE=" + ca}, filepath.Join(stack.RepoRoot, "hack", "release-push.sh"), host, releaseDir)
 	if err != nil {
 		return err
 	}
 	// "pushed  <host>/<repository>:<tag>@<digest> (<name>, signature attached)" per image.
-	registryRelease.images = map[string]string{}
+	r.images = map[string]string{}
 	scanner := bufio.NewScanner(strings.NewReader(out))
 	for scanner.Scan() {
 		f := strings.Fields(scanner.Text())
 		if len(f) >= 3 && f[0] == "pushed" && strings.HasPrefix(f[2], "(") && !strings.HasPrefix(f[1], "oci://") {
 			ref, name := f[1], strings.TrimSuffix(strings.TrimPrefix(f[2], "("), ",")
 			repository, digest, _ := strings.Cut(ref, "@")
-			registryRelease.images[name] = repository[:strings.LastIndex(repository, ":")] + "@" + digest
+			r.images[name] = repository[:strings.LastIndex(repository, ":")] + "@" + digest
 		}
 	}
-	if len(registryRelease.images) != 3 {
-		return fmt.Errorf("hack/release-push.sh pushed %v, want nginx-operator, nginx-exporter and etcd:\n%s", registryRelease.images, out)
+	if len(r.images) != 3 {
+		return fmt.Errorf("hack/release-push.sh pushed %v, want nginx-operator, nginx-exporter and etcd:\n%s", r.images, out)
 	}
-	registryRelease.chart = "oci://" + host + "/charts/nginx-operator"
+	r.chart = "oci://" + host + "/charts/nginx-operator"
 
 	// Signatures checked in the registry before anything runs the images: with the
 	// release's key they verify, with another key they must not.
-	for _, ref := range registryRelease.images {
+	for _, ref := range r.images {
 		verify := func(key string) error {
 			_, err := run("cosign verify "+ref+" with "+filepath.Base(key), nil, tools.cosign, "verify", "--key", key,
 				"--insecure-ignore-tlog", "--registry-cacert", ca, ref)

@@ -79,7 +79,7 @@ func upgradeAcrossReleases(t *testing.T, release framework.Release, runHelm func
 
 	// etcd rolls too, to the release's etcd image, its leader's pod included: another
 	// member takes over (a later term) and, under the loop, no acknowledged write is lost.
-	// This is also the walk's test of an etcd rolling restart.
+	// This is also the suite's test of an etcd rolling restart.
 	leader, term := etcdLeader(t)
 	var writes newFieldWrites
 	upgrade := framework.Measure(t, "release-upgrade-rolls-etcd")

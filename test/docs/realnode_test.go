@@ -100,7 +100,7 @@ var realNodeSteps = []realNodeStep{
 		notRun: "the namespace is the kustomize install's, kept (as for the helm block)"},
 	{block: "release", command: "helm install nginx-operator oci://<registry>/charts/nginx-operator --version X.Y.Z -n nginx-operator-system --set image.repository=<registry>/nginx-operator --set etcd.image.repository=<registry>/nginx-operator/etcd --set exporterImage.repository=<registry>/nginx-operator/nginx-exporter",
 		notRun: "the suite upgrades the release installed from the previous chart to this chart from oci://, with the same values", runs: []suiteLine{
-			{registryTest, `registryRelease.chart = "oci://" + host + "/charts/nginx-operator"`},
+			{registryTest, `r.chart = "oci://" + host + "/charts/nginx-operator"`},
 			{upgradeTest, `runHelm(append([]string{"upgrade", "nginx-operator"}, append(fromRegistry,`},
 			{upgradeTest, `"--set", "image.repository="+strings.Split(image, "@")[0], "--set", "exporterImage.repository="+strings.Split(exporterImage, "@")[0],`},
 			{upgradeTest, `"--set", "etcd.image.repository="+strings.Split(etcdImage, "@")[0],`},

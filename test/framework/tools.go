@@ -29,20 +29,29 @@ import (
 // hack/local-up.sh finds them too.
 func ToolBinary(t testing.TB, variable string) string {
 	t.Helper()
+	path, err := Tool(variable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Tool is ToolBinary for code without a test at hand (a build TestMain starts).
+func Tool(variable string) (string, error) {
 	toolsDir := os.Getenv("TOOLS_BIN_DIR")
 	if toolsDir == "" {
 		root, err := checkout()
 		if err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 		toolsDir = filepath.Join(root, "hack", "tools", "bin")
 	}
 	envFile := filepath.Join(toolsDir, "env.sh")
 	out, err := exec.Command("bash", "-c", `source "$1" && printf %s "${!2}"`, "bash", envFile, variable).Output()
 	if err != nil || len(out) == 0 {
-		t.Fatalf("no %s from %s (run `make tools`): %v", variable, envFile, err)
+		return "", fmt.Errorf("no %s from %s (run `make tools`): %v", variable, envFile, err)
 	}
-	return string(out)
+	return string(out), nil
 }
 
 // checkout is the repository the test runs in: go test runs each test in its package's
