@@ -123,7 +123,10 @@ wait_running() {
   local name="$1" what="$2" timeout="$3"; shift 3
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
-    if ! running "${name}"; then
+    # A process that has just started can read for a moment as not ours (CI saw
+    # kube-apiserver "exit" with an empty log, then stopped it running): look again
+    # before giving up on it.
+    if ! running "${name}" && ! { sleep 1 && running "${name}"; }; then
       log "${name} exited while waiting for ${what}; see ${LOG_DIR}/${name}.log:" >&2
       tail -n 5 "${LOG_DIR}/${name}.log" >&2
       return 1
