@@ -133,11 +133,13 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 	// volumes (counted in the container's requests, judged by the namespace's quotas) and
 	// switching nginx's metrics sidecar, on create and on update.
 	// Reload shares the pod's process namespace between nginx and our sidecar, which runs as
-	// nginx's user (one the writer may already name): no power beyond the pod's own.
-	t.Run("scratch, metrics and contentUpdate need no permission", func(t *testing.T) {
+	// nginx's user (one the writer may already name): no power beyond the pod's own. The
+	// staged reload (spec.canary) only paces a configuration the writer may set.
+	t.Run("scratch, metrics, contentUpdate and canary need no permission", func(t *testing.T) {
 		manifest := func(enabled bool, update string) string {
 			return fmt.Sprintf("apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: plain-powers, namespace: %s}\n"+
 				"spec: {metrics: {enabled: %t}, contentUpdate: %s, securityContext: {runAsUser: 1000}, config: {inline: \"events {}\"},"+
+				" canary: {pods: 1, analysisSeconds: 10, minRequests: 5},"+
 				" scratch: [{name: cache, mountPath: /var/cache/nginx/proxy, medium: Memory, sizeLimit: 64Mi}]}\n", ns, enabled, update)
 		}
 		for _, step := range []struct {
@@ -145,7 +147,7 @@ func TestWritingGrantsNothingTheWriterLacks(t *testing.T) {
 			update  string
 		}{{false, "Rollout"}, {true, "Reload"}, {true, "Rollout"}} {
 			if _, errOut, err := kubectl(t, manifest(step.enabled, step.update), "apply", "-f", "-", "-n", ns, "--as", writer); err != nil {
-				t.Fatalf("a writer with only NginxOperator rights applying scratch, metrics.enabled=%t and contentUpdate %s: %v %s", step.enabled, step.update, err, errOut)
+				t.Fatalf("a writer with only NginxOperator rights applying scratch, canary, metrics.enabled=%t and contentUpdate %s: %v %s", step.enabled, step.update, err, errOut)
 			}
 		}
 	})
