@@ -199,7 +199,8 @@ type build struct {
 	done    chan struct{}
 	took    time.Duration
 	err     error
-	cleanup func() // set by run: what finish undoes once the tests are over
+	cleanup func()   // set by run: what finish undoes once the tests are over
+	told    sync.Map // the tests that logged the wait: a test may need it twice
 }
 
 func (b *build) start() {
@@ -222,7 +223,9 @@ func (b *build) ensure(t *testing.T) {
 	if b.err != nil {
 		failFast(t, "%s could not be made: %v", b.what, b.err)
 	}
-	t.Logf("%s made in %s; waited %s for it", b.what, framework.Describe(b.took), framework.Describe(time.Since(start)))
+	if _, told := b.told.LoadOrStore(t, true); !told {
+		t.Logf("%s made in %s; waited %s for it", b.what, framework.Describe(b.took), framework.Describe(time.Since(start)))
+	}
 }
 
 // finish waits for a build that started and undoes what it set up beside what it made.
