@@ -36,6 +36,25 @@ var fixedDirs = []string{"/var/log/containers", "/var/log/pods", "/var/lib/kubel
 
 var sysctlFiles = []string{"/proc/sys/net/ipv4/ip_forward", "/proc/sys/net/bridge/bridge-nf-call-iptables"}
 
+// savedSysctlNames are the names hack/lib-node.sh saves sysctlFiles under in its node directory.
+var savedSysctlNames = map[string]string{
+	"/proc/sys/net/ipv4/ip_forward":                "saved-ip_forward",
+	"/proc/sys/net/bridge/bridge-nf-call-iptables": "saved-bridge_nf_call_iptables",
+}
+
+// withSavedSysctls returns the settings with those the node saved when it started
+// in place of the snapshot's.
+func (h hostState) withSavedSysctls(nodeDir string) map[string]string {
+	out := map[string]string{}
+	for f, v := range h.sysctls {
+		out[f] = v
+		if data, err := os.ReadFile(filepath.Join(nodeDir, savedSysctlNames[f])); err == nil {
+			out[f] = strings.TrimSpace(string(data))
+		}
+	}
+	return out
+}
+
 func snapshotHost() hostState {
 	h := hostState{sets: map[string]map[string]bool{}, sysctls: map[string]string{}}
 	add := func(kind string, entries ...string) {

@@ -84,6 +84,9 @@ func run(m *testing.M) (code int) {
 		return 1
 	}
 	fmt.Printf("local control plane with a real node up in %s (state in %s)\n", time.Since(start).Round(time.Second), stack.LocalDir)
+	// local-up may first have torn down a node abandoned by a killed run, restoring the
+	// settings that node changed: what this node must give back is what it found.
+	before.sysctls = before.withSavedSysctls(filepath.Join(stack.LocalDir, "node"))
 	prefetch()
 	defer finishBuilds() // before local-down: a build imports into the node's containerd
 	return m.Run()
