@@ -51,6 +51,10 @@ test: deps tools ## Unit, integration, end-to-end, real-node and fault tests (th
 test-unit: deps tools ## The fast loop: the product's unit tests and the suites that need no control plane (integration, manifests, docs, framework, scripts) side by side, with the race detector; no stacks, no root, no fuzzing
 	./hack/test.sh --unit
 
+.PHONY: accounting
+accounting: deps tools ## make test's suites under the kernel's process accounting (root): CPU-seconds by command and the wall time, written to _output/accounting/report.txt; run it on an otherwise idle machine after a first make test
+	./hack/accounting.sh
+
 .PHONY: fuzz
 fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s), one after another; a failing input lands in testdata/fuzz/
 	./hack/fuzz.sh

@@ -11,17 +11,20 @@ GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-10s}
 FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-2s}
 
-# Only packages whose test files declare a fuzz function are listed with go test -list:
-# listing runs TestMain, and test/e2e's starts a whole local control plane.
-packages=() dirs=()
+# The targets are read from the test files, as go test finds them (a top-level
+# func FuzzXxx(*testing.F)), rather than with go test -list, which would build and link each
+# package's test binary once more only to list them.
+FUZZ_FUNC='^func (Fuzz[[:alnum:]_]*)\([[:alnum:]_]+ \*testing\.F\)'
+packages=() dirs=() targets=()
 for module in . pkg/apis pkg/generated; do
   while read -r pkg dir files; do
+    found=""
     for f in ${files}; do
-      if grep -qE '^func Fuzz[[:alnum:]_]*\([[:alnum:]_]+ \*testing\.F\)' "${dir}/${f}"; then
-        packages+=("${pkg}") dirs+=("${dir}")
-        break
-      fi
+      found+=" $(grep -oE "${FUZZ_FUNC}" "${dir}/${f}" | sed -E 's/^func (Fuzz[[:alnum:]_]*).*/\1/' | tr '\n' ' ' || true)"
     done
+    if [[ -n "${found// /}" ]]; then
+      packages+=("${pkg}") dirs+=("${dir}") targets+=("$(tr ' ' '\n' <<<"${found}" | grep . | sort | tr '\n' ' ')")
+    fi
   done < <("${GO}" -C "${module}" list -f '{{.ImportPath}} {{.Dir}} {{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}' ./...)
 done
 
@@ -29,7 +32,7 @@ failed=()
 count=0
 for i in "${!packages[@]}"; do
   pkg="${packages[$i]}" dir="${dirs[$i]}"
-  for target in $(cd "${dir}" && "${GO}" test -list '^Fuzz' . | grep '^Fuzz'); do
+  for target in ${targets[$i]}; do
     count=$((count + 1))
     echo "=== FUZZ ${pkg} ${target} (${FUZZTIME})"
     corpus="${dir}/testdata/fuzz/${target}"

@@ -3,6 +3,7 @@
 # a summary with each step's result and time. Every step runs even when an earlier one failed;
 # the exit code is non-zero if any did.
 #
+#   first       build    make build: the binaries every suite and local stack runs
 #   lane node   deploy   the real-node deployment (test/deploy, root only): the longest
 #                        suite, mostly waiting for pods, etcd members and scrapes; it builds
 #                        the images (hack/images/build.sh) it runs
@@ -111,6 +112,13 @@ if [[ "${1:-}" == "--unit" ]]; then
   suites_lane() { step suites other_suites; }
   lanes=(product suites)
   summary=(product suites)
+fi
+# The product's binaries are built once, before the suites that run them: the local stacks'
+# make build and test/framework's ProductBinary then find bin/ current (go build links
+# nothing), and stamped builds and releases are kept in _output/ between runs.
+if [[ "${1:-}" != "--unit" ]]; then
+  step build make --no-print-directory build
+  summary=(build "${summary[@]}")
 fi
 declare -A pids
 for lane in "${lanes[@]}"; do

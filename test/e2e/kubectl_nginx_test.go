@@ -42,11 +42,13 @@ func TestKubectlNginxPlugin(t *testing.T) {
 	const ns = "e2e-kubectl-nginx"
 	mustKubectl(t, "", "create", "namespace", ns)
 	t.Cleanup(func() { kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	pluginDir := t.TempDir()
-	// The plugin is a module of its own (cmd/kubectl-nginx), built there.
-	if err := framework.BuildProduct(filepath.Join(repoRoot, "cmd", "kubectl-nginx"), filepath.Join(pluginDir, "kubectl-nginx"), "."); err != nil {
+	// The plugin is a module of its own (cmd/kubectl-nginx), built there as make build builds
+	// bin/kubectl-nginx; bin/ holds no other kubectl plugin.
+	binary, err := framework.ProductBinary(repoRoot, filepath.Join(repoRoot, "cmd", "kubectl-nginx"), ".")
+	if err != nil {
 		t.Fatal(err)
 	}
+	pluginDir := filepath.Dir(binary)
 	plugin := func(args ...string) (string, string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

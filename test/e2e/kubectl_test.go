@@ -46,8 +46,19 @@ spec:
       nodePort: 30081
 `
 
+// TestKubectlVerbs: kubectl is the subject here, so every command runs it, reads too.
 func TestKubectlVerbs(t *testing.T) {
 	t.Parallel()
+	itself := kc
+	itself.AlwaysRun = true
+	kubectl := func(t *testing.T, stdin string, args ...string) (string, string, error) {
+		t.Helper()
+		return itself.Run(t, stdin, args...)
+	}
+	mustKubectl := func(t *testing.T, stdin string, args ...string) string {
+		t.Helper()
+		return itself.Must(t, stdin, args...)
+	}
 	t.Cleanup(func() { kubectl(t, "", "delete", "ngx", "kubectl-web", "kubectl-legacy", "--ignore-not-found") })
 
 	out := mustKubectl(t, webManifest, "create", "-f", "-")

@@ -45,12 +45,11 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	binary, remove, err := testserver.BuildBinary()
+	binary, err := testserver.BuildBinary()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer remove()
 	apiserverBinary = binary
 	return m.Run()
 }

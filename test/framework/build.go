@@ -17,9 +17,14 @@ limitations under the License.
 package framework
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // BuildProduct builds a command of the product (such as ./cmd/apiserver) into out from
@@ -40,4 +45,45 @@ func BuildProduct(repoRoot, out, pkg string, ldflags ...string) error {
 		return fmt.Errorf("building %s: %w", pkg, err)
 	}
 	return nil
+}
+
+// ProductBinary returns a command of the product (pkg of the module at moduleDir, such as
+// ./cmd/apiserver of the checkout) built with ldflags. Unstamped, it is the Makefile's own
+// bin/<name> of repoRoot, which make test builds before its suites (make build); stamped,
+// it goes to a directory of its own under _output/test-bin named by what was asked. Either
+// way every suite of a make test that asks for the same binary gets the same file, built
+// once and kept between runs: go build links again only when the sources changed, and a
+// suite that asks while another builds it waits for that build.
+func ProductBinary(repoRoot, moduleDir, pkg string, ldflags ...string) (string, error) {
+	name := filepath.Base(filepath.Clean(filepath.Join(moduleDir, pkg)))
+	dir := filepath.Join(repoRoot, "bin")
+	if len(ldflags) > 0 {
+		key := sha256.Sum256([]byte(strings.Join(append([]string{name}, ldflags...), "\x00")))
+		dir = filepath.Join(repoRoot, "_output", "test-bin", hex.EncodeToString(key[:6]))
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	binary := filepath.Join(dir, name)
+	err = withFileLock(dir, func() error { return BuildProduct(moduleDir, binary, pkg, ldflags...) })
+	return binary, err
+}
+
+// withFileLock runs fn holding an exclusive lock on dir (created) that other processes
+// asking for the same directory wait on.
+func withFileLock(dir string, fn func() error) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
+	return fn()
 }

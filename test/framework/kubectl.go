@@ -19,6 +19,7 @@ package framework
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -26,11 +27,15 @@ import (
 	"time"
 )
 
-// Kubectl runs the machine's kubectl with a kubeconfig.
+// Kubectl runs the machine's kubectl with a kubeconfig, answering the reads a client-go
+// call answers the same in this process instead (kubectlget.go).
 type Kubectl struct {
 	Kubeconfig string
-	// Binary is the kubectl to run; empty means the machine's, /usr/bin/kubectl.
+	// Binary is the kubectl to run; empty means the machine's, /usr/bin/kubectl. Another
+	// binary (a test's fake) runs for every command.
 	Binary string
+	// AlwaysRun runs kubectl for every command, reads too: for tests of kubectl's behaviour.
+	AlwaysRun bool
 }
 
 // Run runs kubectl with stdin (when not empty) and returns its output.
@@ -44,8 +49,12 @@ func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err 
 	return k.execWithin(3*time.Minute, stdin, args...)
 }
 
-// execWithin runs kubectl, killing it after limit.
+// execWithin runs kubectl, killing it after limit; the reads it can answer with client-go
+// are answered in this process (kubectlget.go).
 func (k Kubectl) execWithin(limit time.Duration, stdin string, args ...string) (stdout, stderr string, err error) {
+	if stdout, stderr, err = k.getWithin(limit, args); !errors.Is(err, errKubectlMustAnswer) {
+		return stdout, stderr, err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	bin := k.Binary

@@ -86,16 +86,32 @@ func (r Release) CheckOut(repoRoot, dir string) error {
 	return tar.Wait()
 }
 
-// Build builds a command of release r (such as ./cmd/apiserver) into out as BuildProduct
-// does, stamped with r's version.
-func (r Release) Build(repoRoot, out, pkg string) error {
-	dir, err := os.MkdirTemp("", "nginx-operator-"+r.Version+"-")
+// Binary returns a command of release r (such as ./cmd/apiserver) built as BuildProduct
+// builds, stamped with r's version, into repoRoot's _output/test-bin: a release's commit
+// never changes, so it is built once and kept between runs.
+func (r Release) Binary(repoRoot, pkg string) (string, error) {
+	dir, err := filepath.Abs(filepath.Join(repoRoot, "_output", "test-bin", "release-"+r.Version+"-"+r.Commit))
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer os.RemoveAll(dir)
-	if err := r.CheckOut(repoRoot, dir); err != nil {
-		return err
-	}
-	return BuildProduct(dir, out, pkg, "-X github.com/example/nginx-operator/pkg/version.gitVersion="+r.Version)
+	binary := filepath.Join(dir, filepath.Base(pkg))
+	err = withFileLock(dir, func() error {
+		if _, err := os.Stat(binary); err == nil {
+			return nil
+		}
+		src, err := os.MkdirTemp("", "nginx-operator-"+r.Version+"-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(src)
+		if err := r.CheckOut(repoRoot, src); err != nil {
+			return err
+		}
+		// Built beside and renamed: a build cut short leaves no binary that looks whole.
+		if err := BuildProduct(src, binary+".new", pkg, "-X github.com/example/nginx-operator/pkg/version.gitVersion="+r.Version); err != nil {
+			return err
+		}
+		return os.Rename(binary+".new", binary)
+	})
+	return binary, err
 }

@@ -42,7 +42,7 @@ var apiserverBinary string
 const builtVersion = "v0.2.7-integration.1"
 
 func TestMain(m *testing.M) {
-	binary, remove, err := testserver.BuildBinary("-X github.com/example/nginx-operator/pkg/version.gitVersion=" + builtVersion)
+	binary, err := testserver.BuildBinary("-X github.com/example/nginx-operator/pkg/version.gitVersion=" + builtVersion)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -56,7 +56,6 @@ func TestMain(m *testing.M) {
 		}
 		os.RemoveAll(shared.server.DataDir)
 	}
-	remove()
 	os.Exit(code)
 }
 

@@ -49,22 +49,12 @@ import (
 	"github.com/example/nginx-operator/test/framework"
 )
 
-// BuildBinary builds our apiserver (./cmd/apiserver of the checkout, two levels above
-// the suite's directory of test/, where go test runs it) into a new temporary directory
-// with framework.BuildProduct, as the Makefile builds bin/apiserver, once for a suite's
-// TestMain; ldflags may stamp a version. remove deletes the directory.
-func BuildBinary(ldflags ...string) (binary string, remove func(), err error) {
-	dir, err := os.MkdirTemp("", "nginx-operator-apiserver-")
-	if err != nil {
-		return "", nil, err
-	}
-	remove = func() { os.RemoveAll(dir) }
-	binary = filepath.Join(dir, "apiserver")
-	if err := framework.BuildProduct(filepath.Join("..", ".."), binary, "./cmd/apiserver", ldflags...); err != nil {
-		remove()
-		return "", nil, err
-	}
-	return binary, remove, nil
+// BuildBinary returns our apiserver (./cmd/apiserver of the checkout, two levels above
+// the suite's directory of test/, where go test runs it) built with
+// framework.ProductBinary, as the Makefile builds bin/apiserver: once per make test for
+// every suite that asks for the same ldflags (which may stamp a version), kept between runs.
+func BuildBinary(ldflags ...string) (string, error) {
+	return framework.ProductBinary(filepath.Join("..", ".."), filepath.Join("..", ".."), "./cmd/apiserver", ldflags...)
 }
 
 // Options say what to start.

@@ -1,0 +1,447 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/jsonpath"
+	"sigs.k8s.io/yaml"
+)
+
+// A test reads the cluster's state with `kubectl get` thousands of times per make test,
+// mostly while it waits for a condition. getRequest answers the common forms in the test's
+// own process with client-go, printing what kubectl prints: `get TYPE [NAME...]` or
+// `get TYPE/NAME...` with -n, -A, -l, --field-selector, --ignore-not-found, --as and
+// --as-group, as -o json, yaml, name or jsonpath; and `get --raw PATH`. Anything else
+// (tables, watches, other flags) runs kubectl itself, as does a request whose resource
+// type discovery cannot name yet, so that kubectl's own answer stands where it differs.
+type getRequest struct {
+	namespace     string
+	allNamespaces bool
+	selector      string
+	fieldSelector string
+	output        string // json, yaml, name or jsonpath=TEMPLATE
+	ignoreMissing bool
+	raw           string
+	as            string
+	asGroups      []string
+	resources     []string // TYPE, then NAMEs; or TYPE/NAME each
+}
+
+// parseGet returns the request args make, or false when kubectl itself must answer them.
+func parseGet(args []string) (getRequest, bool) {
+	var r getRequest
+	var positional []string
+	value := func(i *int, arg, name string) (string, bool) {
+		if v, ok := strings.CutPrefix(arg, name+"="); ok {
+			return v, true
+		}
+		if arg == name && *i+1 < len(args) {
+			*i++
+			return args[*i], true
+		}
+		return "", false
+	}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "-") {
+			positional = append(positional, arg)
+			continue
+		}
+		var ok bool
+		switch {
+		case arg == "-A" || arg == "--all-namespaces" || arg == "--all-namespaces=true":
+			r.allNamespaces, ok = true, true
+		case arg == "--ignore-not-found" || arg == "--ignore-not-found=true":
+			r.ignoreMissing, ok = true, true
+		case strings.HasPrefix(arg, "-n") && !strings.HasPrefix(arg, "-n=") && len(arg) > 2:
+			r.namespace, ok = arg[2:], true
+		case strings.HasPrefix(arg, "-o") && !strings.HasPrefix(arg, "-o=") && len(arg) > 2:
+			r.output, ok = arg[2:], true
+		case strings.HasPrefix(arg, "-l") && !strings.HasPrefix(arg, "-l=") && len(arg) > 2:
+			r.selector, ok = arg[2:], true
+		default:
+			for _, f := range []struct {
+				names []string
+				into  *string
+			}{
+				{[]string{"-n", "--namespace"}, &r.namespace},
+				{[]string{"-o", "--output"}, &r.output},
+				{[]string{"-l", "--selector"}, &r.selector},
+				{[]string{"--field-selector"}, &r.fieldSelector},
+				{[]string{"--raw"}, &r.raw},
+				{[]string{"--as"}, &r.as},
+			} {
+				for _, name := range f.names {
+					if v, found := value(&i, arg, name); found && !ok {
+						*f.into, ok = v, true
+					}
+				}
+			}
+			if v, found := value(&i, arg, "--as-group"); found && !ok {
+				r.asGroups, ok = append(r.asGroups, v), true
+			}
+		}
+		if !ok {
+			return r, false
+		}
+	}
+	if len(positional) == 0 || positional[0] != "get" {
+		return r, false
+	}
+	r.resources = positional[1:]
+	if r.raw != "" {
+		return r, len(r.resources) == 0 && r.namespace == "" && r.selector == "" && r.output == ""
+	}
+	switch {
+	case r.output == "json", r.output == "yaml", r.output == "name", strings.HasPrefix(r.output, "jsonpath="):
+	default:
+		return r, false
+	}
+	if len(r.resources) == 0 || strings.Contains(r.resources[0], ",") {
+		return r, false
+	}
+	slashes := 0
+	for _, res := range r.resources {
+		if strings.Contains(res, "/") {
+			slashes++
+		}
+	}
+	if slashes != 0 && slashes != len(r.resources) {
+		return r, false
+	}
+	named := slashes > 0 || len(r.resources) > 1
+	// kubectl refuses a name with -A or a selector; let it say so.
+	return r, !(named && (r.allNamespaces || r.selector != "" || r.fieldSelector != ""))
+}
+
+// clientsFor holds a kubeconfig's clients for one identity, with discovery cached, so that
+// a test's reads do not discover the API each time (kubectl keeps its own cache on disk).
+type getClients struct {
+	config    *rest.Config
+	namespace string
+	dynamic   dynamic.Interface
+	discovery discovery.DiscoveryInterface
+	mapper    *restmapper.DeferredDiscoveryRESTMapper
+	expander  meta.RESTMapper
+
+	mu       sync.Mutex
+	mappings map[string]*meta.RESTMapping // by the type as written
+}
+
+var (
+	getClientsMu    sync.Mutex
+	getClientsCache = map[string]*getClients{}
+)
+
+func clientsFor(kubeconfig, as string, groups []string) (*getClients, error) {
+	info, err := os.Stat(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%s\x00%s", kubeconfig, info.ModTime().UnixNano(), as, strings.Join(groups, "\x00"))
+	getClientsMu.Lock()
+	defer getClientsMu.Unlock()
+	if c := getClientsCache[key]; c != nil {
+		return c, nil
+	}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}, &clientcmd.ConfigOverrides{})
+	config, err := loader.ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	namespace, _, err := loader.Namespace()
+	if err != nil {
+		return nil, err
+	}
+	config = rest.CopyConfig(config)
+	// kubectl's own limits: a test polling several objects is not throttled on its side.
+	config.QPS, config.Burst = 50, 300
+	config.Impersonate.UserName, config.Impersonate.Groups = as, groups
+	config.WarningHandler, config.WarningHandlerWithContext = nil, requestWarnings{}
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	cached := memory.NewMemCacheClient(disco)
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(cached)
+	c := &getClients{
+		config: config, namespace: namespace, dynamic: dyn, discovery: disco,
+		mapper: mapper, expander: restmapper.NewShortcutExpander(mapper, cached, nil),
+		mappings: map[string]*meta.RESTMapping{},
+	}
+	getClientsCache[key] = c
+	return c, nil
+}
+
+// mapping resolves a type as kubectl's resource builder does: a fully specified
+// resource.version.group first, then resource[.group], through short names. A type
+// found once is kept, as kubectl's discovery cache keeps it while a group is unavailable.
+func (c *getClients) mapping(typ string) (*meta.RESTMapping, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.mappings[typ]; m != nil {
+		return m, nil
+	}
+	var m *meta.RESTMapping
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		if m, err = c.lookup(typ); err == nil {
+			c.mappings[typ] = m
+			return m, nil
+		}
+		c.mapper.Reset() // a type added since discovery last ran (a CRD, an APIService)
+	}
+	return nil, err
+}
+
+func (c *getClients) lookup(typ string) (*meta.RESTMapping, error) {
+	full, groupResource := schema.ParseResourceArg(typ)
+	var gvk schema.GroupVersionKind
+	if full != nil {
+		gvk, _ = c.expander.KindFor(*full)
+	}
+	if gvk.Empty() {
+		var err error
+		if gvk, err = c.expander.KindFor(groupResource.WithVersion("")); err != nil {
+			return nil, err
+		}
+	}
+	return c.expander.RESTMapping(gvk.GroupKind(), gvk.Version)
+}
+
+// requestWarnings hands the server's warnings to the request they came with, which prints
+// them as kubectl does: "Warning: TEXT", each once.
+type requestWarnings struct{}
+
+type warningsKey struct{}
+
+type warnings struct {
+	mu   sync.Mutex
+	seen map[string]bool
+	text strings.Builder
+}
+
+func (requestWarnings) HandleWarningHeaderWithContext(ctx context.Context, code int, _, text string) {
+	w, ok := ctx.Value(warningsKey{}).(*warnings)
+	if code != 299 || text == "" || !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.seen[text] {
+		w.seen[text] = true
+		fmt.Fprintf(&w.text, "Warning: %s\n", text)
+	}
+}
+
+// errKubectlMustAnswer means the request is one kubectl itself must answer.
+var errKubectlMustAnswer = errors.New("kubectl must answer this request")
+
+// getInProcess answers r as kubectl would, returning its standard output and error and a
+// non-nil error when kubectl would exit non-zero, or errKubectlMustAnswer.
+func getInProcess(ctx context.Context, kubeconfig string, r getRequest) (stdout, stderr string, err error) {
+	c, err := clientsFor(kubeconfig, r.as, r.asGroups)
+	if err != nil {
+		return "", "", errKubectlMustAnswer
+	}
+	if r.raw != "" {
+		body, err := c.discovery.RESTClient().Get().RequestURI(r.raw).DoRaw(ctx)
+		if err != nil {
+			return "", errorLine(err), err
+		}
+		return string(body), "", nil
+	}
+	namespace := r.namespace
+	if namespace == "" {
+		namespace = c.namespace
+	}
+	// The objects asked for, by type: TYPE NAME..., TYPE/NAME..., or a whole TYPE.
+	type target struct{ typ, name string }
+	var targets []target
+	switch {
+	case strings.Contains(r.resources[0], "/"):
+		for _, res := range r.resources {
+			typ, name, _ := strings.Cut(res, "/")
+			targets = append(targets, target{typ, name})
+		}
+	case len(r.resources) > 1:
+		for _, name := range r.resources[1:] {
+			targets = append(targets, target{r.resources[0], name})
+		}
+	}
+	if targets == nil {
+		targets = []target{{typ: r.resources[0]}} // the whole type
+	}
+	mappings := map[string]*meta.RESTMapping{}
+	for _, t := range targets {
+		if mappings[t.typ] == nil {
+			m, err := c.mapping(t.typ)
+			if err != nil {
+				return "", "", errKubectlMustAnswer
+			}
+			mappings[t.typ] = m
+		}
+	}
+	resource := func(m *meta.RESTMapping) dynamic.ResourceInterface {
+		if m.Scope.Name() != meta.RESTScopeNameNamespace {
+			return c.dynamic.Resource(m.Resource)
+		}
+		if r.allNamespaces {
+			return c.dynamic.Resource(m.Resource)
+		}
+		return c.dynamic.Resource(m.Resource).Namespace(namespace)
+	}
+
+	var items []unstructured.Unstructured
+	var errs []string
+	var failed error
+	if targets[0].name == "" {
+		list, err := resource(mappings[targets[0].typ]).List(ctx, metav1.ListOptions{LabelSelector: r.selector, FieldSelector: r.fieldSelector})
+		if err != nil {
+			return "", errorLine(err), err
+		}
+		items = list.Items
+	} else {
+		for _, t := range targets {
+			obj, err := resource(mappings[t.typ]).Get(ctx, t.name, metav1.GetOptions{})
+			switch {
+			case err == nil:
+				items = append(items, *obj)
+			case apierrors.IsNotFound(err) && r.ignoreMissing:
+			default:
+				errs, failed = append(errs, errorLine(err)), err
+			}
+		}
+	}
+	var out bytes.Buffer
+	single := len(targets) == 1 && targets[0].name != ""
+	if single && len(items) == 0 {
+		return "", strings.Join(errs, ""), failed
+	}
+	if err := printObjects(&out, r.output, items, single); err != nil {
+		return out.String(), "error: " + err.Error() + "\n", err
+	}
+	return out.String(), strings.Join(errs, ""), failed
+}
+
+// printObjects prints as kubectl's printers do: one object alone when one was named, else
+// a List of them.
+func printObjects(out *bytes.Buffer, output string, items []unstructured.Unstructured, single bool) error {
+	if output == "name" {
+		for _, item := range items {
+			gk := item.GroupVersionKind().GroupKind()
+			fmt.Fprintf(out, "%s/%s\n", strings.ToLower(gk.String()), item.GetName())
+		}
+		return nil
+	}
+	if output == "json" || output == "yaml" { // kubectl leaves them out without --show-managed-fields
+		for i := range items {
+			items[i].SetManagedFields(nil)
+		}
+	}
+	var content map[string]any
+	if single {
+		content = items[0].UnstructuredContent()
+	} else {
+		list := make([]any, 0, len(items))
+		for _, item := range items {
+			list = append(list, item.UnstructuredContent())
+		}
+		content = map[string]any{"apiVersion": "v1", "kind": "List", "items": list, "metadata": map[string]any{"resourceVersion": ""}}
+	}
+	switch {
+	case output == "json":
+		data, err := json.MarshalIndent(content, "", "    ")
+		if err != nil {
+			return err
+		}
+		out.Write(append(data, '\n'))
+	case output == "yaml":
+		data, err := yaml.Marshal(content)
+		if err != nil {
+			return err
+		}
+		out.Write(data)
+	default:
+		template := strings.TrimPrefix(output, "jsonpath=")
+		j := jsonpath.New("out").AllowMissingKeys(true)
+		if err := j.Parse(template); err != nil {
+			return fmt.Errorf("error parsing jsonpath %s, %w", template, err)
+		}
+		if err := j.Execute(out, content); err != nil {
+			return fmt.Errorf("error executing jsonpath %q: %w", template, err)
+		}
+	}
+	return nil
+}
+
+// errorLine is kubectl's line for an error: "Error from server (Reason): message" for an
+// answer of the server, "error: ..." otherwise.
+func errorLine(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		if reason := status.Status().Reason; reason != "" && reason != metav1.StatusReasonUnknown {
+			return fmt.Sprintf("Error from server (%s): %s\n", reason, err.Error())
+		}
+		return fmt.Sprintf("Error from server: %s\n", err.Error())
+	}
+	return fmt.Sprintf("error: %v\n", err)
+}
+
+// getWithin answers args in process within limit when it can.
+func (k Kubectl) getWithin(limit time.Duration, args []string) (stdout, stderr string, err error) {
+	r, ok := parseGet(args)
+	if !ok || k.Binary != "" || k.AlwaysRun {
+		return "", "", errKubectlMustAnswer
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	w := &warnings{seen: map[string]bool{}}
+	stdout, stderr, err = getInProcess(context.WithValue(ctx, warningsKey{}, w), k.Kubeconfig, r)
+	if errors.Is(err, errKubectlMustAnswer) {
+		return "", "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return stdout, w.text.String() + stderr, err
+}
