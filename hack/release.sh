@@ -133,8 +133,9 @@ YAML
 step install install.yaml
 
 # The bundle generator stamped with the release's version, which names the CSV.
-go -C hack build -trimpath -ldflags "-X github.com/example/nginx-operator/pkg/version.gitVersion=${VERSION}" -o "${WORK}/bundle-gen" ./bundle
-"${WORK}/bundle-gen" -base "${WORK}/overlay" -out "${STAGE}/bundle" 2>"${WORK}/bundle.log" || { cat "${WORK}/bundle.log" >&2; exit 1; }
+# Kept in bin/ like bin/release: go build links it again only for another version or source.
+go -C hack build -trimpath -ldflags "-X github.com/example/nginx-operator/pkg/version.gitVersion=${VERSION}" -o "${ROOT}/bin/bundle-gen" ./bundle
+"${ROOT}/bin/bundle-gen" -base "${WORK}/overlay" -out "${STAGE}/bundle" 2>"${WORK}/bundle.log" || { cat "${WORK}/bundle.log" >&2; exit 1; }
 step bundle "bundle/ (OLM registry+v1, CSV nginx-operator.${VERSION})"
 
 # The chart from a copy whose values pin every image (the tag for people, the digest for

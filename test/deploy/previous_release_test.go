@@ -54,19 +54,37 @@ func waitPreviousRelease(t *testing.T) (framework.Release, string, string) {
 	return previousRelease.release, previousRelease.tree, previousRelease.image
 }
 
+// checkOutAndBuild keeps the release's checkout in _output/previous-release/ between runs:
+// its commit never changes, so its build.sh finds its image current there after the first.
 func (p *previousBuild) checkOutAndBuild() error {
-	tree, err := os.MkdirTemp("", "nginx-operator-previous-release-")
-	if err != nil {
-		return err
-	}
-	p.tree, p.cleanup = tree, func() { os.RemoveAll(tree) }
 	release, err := framework.PreviousRelease(stack.RepoRoot)
 	if err != nil {
 		return err
 	}
 	p.release = release
-	if err := release.CheckOut(stack.RepoRoot, tree); err != nil {
-		return err
+	tree := filepath.Join(stack.RepoRoot, "_output", "previous-release", release.Version+"-"+release.Commit)
+	p.tree = tree
+	if _, err := os.Stat(filepath.Join(tree, ".checked-out")); err != nil {
+		// Checked out beside and renamed: a checkout cut short is not taken for whole.
+		if err := os.RemoveAll(tree); err != nil {
+			return err
+		}
+		partial := tree + ".partial"
+		if err := os.RemoveAll(partial); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(partial, 0o755); err != nil {
+			return err
+		}
+		if err := release.CheckOut(stack.RepoRoot, partial); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(partial, ".checked-out"), nil, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(partial, tree); err != nil {
+			return err
+		}
 	}
 	// Its own build script, as its release was built; the tag is its version.
 	script := exec.Command(filepath.Join(tree, "hack", "images", "build.sh"), "nginx-operator")

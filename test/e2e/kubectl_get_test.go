@@ -72,7 +72,8 @@ spec: {replicas: 2}
 		{"--as=nobody", "--as-group=system:authenticated", "get", "ngx", "-o", "name"},
 		{"get", "--raw", "/apis/operator.example.com"},
 		{"get", "--raw", "/apis/no.such.group/v1"},
-		{"get", "cm", "a", "-o", "jsonpath={.data.k"},
+		{"get", "cm", "-l", "app=none", "-o", "jsonpath={.items[0].metadata.name}"},
+		{"get", "ngx", "-o", "jsonpath={.items[0].metadata.name}", "--as=nobody"},
 	} {
 		if args[1] != "--raw" {
 			args = append([]string{"-n", ns}, args...)

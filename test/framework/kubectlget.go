@@ -128,7 +128,12 @@ func parseGet(args []string) (getRequest, bool) {
 		return r, len(r.resources) == 0 && r.namespace == "" && r.selector == "" && r.output == ""
 	}
 	switch {
-	case r.output == "json", r.output == "yaml", r.output == "name", strings.HasPrefix(r.output, "jsonpath="):
+	case r.output == "json", r.output == "yaml", r.output == "name":
+	case strings.HasPrefix(r.output, "jsonpath="):
+		// kubectl refuses a template it cannot parse before it asks the server.
+		if jsonpath.New("").Parse(strings.TrimPrefix(r.output, "jsonpath=")) != nil {
+			return r, false
+		}
 	default:
 		return r, false
 	}
@@ -359,7 +364,7 @@ func getInProcess(ctx context.Context, kubeconfig string, r getRequest) (stdout,
 		return "", strings.Join(errs, ""), failed
 	}
 	if err := printObjects(&out, r.output, items, single); err != nil {
-		return out.String(), "error: " + err.Error() + "\n", err
+		return out.String(), errorLine(err), err
 	}
 	return out.String(), strings.Join(errs, ""), failed
 }
@@ -409,23 +414,38 @@ func printObjects(out *bytes.Buffer, output string, items []unstructured.Unstruc
 			return fmt.Errorf("error parsing jsonpath %s, %w", template, err)
 		}
 		if err := j.Execute(out, content); err != nil {
-			return fmt.Errorf("error executing jsonpath %q: %w", template, err)
+			var debug strings.Builder
+			fmt.Fprintf(&debug, "Error executing template: %v. Printing more information for debugging the template:\n", err)
+			fmt.Fprintf(&debug, "\ttemplate was:\n\t\t%v\n", template)
+			fmt.Fprintf(&debug, "\tobject given to jsonpath engine was:\n\t\t%#v\n\n", content)
+			return fmt.Errorf("error executing jsonpath %q: %v\n", template, debug.String())
 		}
 	}
 	return nil
 }
 
-// errorLine is kubectl's line for an error: "Error from server (Reason): message" for an
-// answer of the server, "error: ..." otherwise.
+// errorLine is kubectl's line for an error (its StandardErrorMessage): "Error from server
+// (Reason): message" for an answer of the server, "error: ..." otherwise.
 func errorLine(err error) string {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
-		if reason := status.Status().Reason; reason != "" && reason != metav1.StatusReasonUnknown {
-			return fmt.Sprintf("Error from server (%s): %s\n", reason, err.Error())
+		switch s := status.Status(); {
+		case s.Reason == metav1.StatusReasonUnauthorized:
+			return fmt.Sprintf("error: You must be logged in to the server (%s)\n", s.Message)
+		case s.Reason != "":
+			return fmt.Sprintf("Error from server (%s): %s\n", s.Reason, err.Error())
+		default:
+			return fmt.Sprintf("Error from server: %s\n", err.Error())
 		}
-		return fmt.Sprintf("Error from server: %s\n", err.Error())
 	}
-	return fmt.Sprintf("error: %v\n", err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "error: ") {
+		msg = "error: " + msg
+	}
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	return msg
 }
 
 // getWithin answers args in process within limit when it can.

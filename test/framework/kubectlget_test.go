@@ -54,6 +54,7 @@ func TestParseGet(t *testing.T) {
 		{[]string{"get", "-o", "name"}, nil},
 		{[]string{"get", "--raw", "/readyz", "-o", "json"}, nil},
 		{[]string{"get", "ngx", "-o"}, nil},
+		{[]string{"get", "ngx", "-o", "jsonpath={.spec"}, nil},
 	} {
 		got, ok := parseGet(tc.args)
 		if tc.want == nil {
