@@ -64,6 +64,8 @@ spec: {replicas: 2}
 		{"get", "ngx", "missing", "-o", "name"},
 		{"get", "ngx", "missing", "--ignore-not-found", "-o", "name"},
 		{"get", "cm", "a", "missing", "-o", "name"},
+		{"get", "cm", "missing", "also-missing", "-o", "json"},
+		{"--as=nobody", "get", "ngx", "-o", "json"},
 		{"get", "no-such-type", "-o", "name"},
 		{"get", "ns", ns, "-o", "jsonpath={.metadata.name}"},
 		{"get", "deploy", "-A", "-l", "app=none", "-o", "name"},

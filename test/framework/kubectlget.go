@@ -337,15 +337,17 @@ func getInProcess(ctx context.Context, kubeconfig string, r getRequest) (stdout,
 		return c.dynamic.Resource(m.Resource).Namespace(namespace)
 	}
 
+	// As kubectl's printGeneric: an object named alone is printed, or its error is all; else
+	// what was found is printed as a List, then every error.
 	var items []unstructured.Unstructured
-	var errs []string
-	var failed error
+	var errs []error
 	if targets[0].name == "" {
 		list, err := resource(mappings[targets[0].typ]).List(ctx, metav1.ListOptions{LabelSelector: r.selector, FieldSelector: r.fieldSelector})
 		if err != nil {
-			return "", errorLine(err), err
+			errs = append(errs, err)
+		} else {
+			items = list.Items
 		}
-		items = list.Items
 	} else {
 		for _, t := range targets {
 			obj, err := resource(mappings[t.typ]).Get(ctx, t.name, metav1.GetOptions{})
@@ -354,19 +356,22 @@ func getInProcess(ctx context.Context, kubeconfig string, r getRequest) (stdout,
 				items = append(items, *obj)
 			case apierrors.IsNotFound(err) && r.ignoreMissing:
 			default:
-				errs, failed = append(errs, errorLine(err)), err
+				errs = append(errs, err)
 			}
 		}
 	}
-	var out bytes.Buffer
 	single := len(targets) == 1 && targets[0].name != ""
-	if single && len(items) == 0 {
-		return "", strings.Join(errs, ""), failed
+	if single && len(errs) > 0 {
+		return "", errorLine(errs[0]), errs[0]
 	}
+	if len(items) == 0 && r.ignoreMissing {
+		return "", errorsText(errs), errors.Join(errs...)
+	}
+	var out bytes.Buffer
 	if err := printObjects(&out, r.output, items, single); err != nil {
-		return out.String(), errorLine(err), err
+		errs = append(errs, err)
 	}
-	return out.String(), strings.Join(errs, ""), failed
+	return out.String(), errorsText(errs), errors.Join(errs...)
 }
 
 // printObjects prints as kubectl's printers do: one object alone when one was named, else
@@ -424,28 +429,55 @@ func printObjects(out *bytes.Buffer, output string, items []unstructured.Unstruc
 	return nil
 }
 
-// errorLine is kubectl's line for an error (its StandardErrorMessage): "Error from server
+// errorLine is kubectl's line for an error alone (its CheckErr): "Error from server
 // (Reason): message" for an answer of the server, "error: ..." otherwise.
 func errorLine(err error) string {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		switch s := status.Status(); {
-		case s.Reason == metav1.StatusReasonUnauthorized:
-			return fmt.Sprintf("error: You must be logged in to the server (%s)\n", s.Message)
-		case s.Reason != "":
-			return fmt.Sprintf("Error from server (%s): %s\n", s.Reason, err.Error())
-		default:
-			return fmt.Sprintf("Error from server: %s\n", err.Error())
+	msg, ok := serverMessage(err)
+	if !ok {
+		if msg = err.Error(); !strings.HasPrefix(msg, "error: ") {
+			msg = "error: " + msg
 		}
-	}
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "error: ") {
-		msg = "error: " + msg
 	}
 	if !strings.HasSuffix(msg, "\n") {
 		msg += "\n"
 	}
 	return msg
+}
+
+// serverMessage words an answer of the server as kubectl's StandardErrorMessage does.
+func serverMessage(err error) (string, bool) {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return "", false
+	}
+	switch s := status.Status(); {
+	case s.Reason == metav1.StatusReasonUnauthorized:
+		return fmt.Sprintf("error: You must be logged in to the server (%s)", s.Message), true
+	case s.Reason != "":
+		return fmt.Sprintf("Error from server (%s): %s", s.Reason, err.Error()), true
+	default:
+		return fmt.Sprintf("Error from server: %s", err.Error()), true
+	}
+}
+
+// errorsText is what kubectl prints for the errors of a get: one alone as errorLine words
+// it, several one per line (its MultipleErrors).
+func errorsText(errs []error) string {
+	switch len(errs) {
+	case 0:
+		return ""
+	case 1:
+		return errorLine(errs[0])
+	}
+	var text strings.Builder
+	for _, err := range errs {
+		msg, ok := serverMessage(err)
+		if !ok {
+			msg = err.Error()
+		}
+		text.WriteString(msg + "\n")
+	}
+	return text.String()
 }
 
 // getWithin answers args in process within limit when it can.
