@@ -70,13 +70,13 @@ func ProductBinary(repoRoot, moduleDir, pkg string, ldflags ...string) (string, 
 	return binary, err
 }
 
-// withFileLock runs fn holding an exclusive lock on dir (created) that other processes
-// asking for the same directory wait on.
+// withFileLock runs fn holding an exclusive lock on dir (created; the lock is its file
+// .lock) that other processes asking for the same directory wait on.
 func withFileLock(dir string, fn func() error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return err
 	}
