@@ -154,7 +154,7 @@ func parseGet(args []string) (getRequest, bool) {
 	return r, !(named && (r.allNamespaces || r.selector != "" || r.fieldSelector != ""))
 }
 
-// clientsFor holds a kubeconfig's clients for one identity, with discovery cached, so that
+// getClients holds a kubeconfig's clients for one identity, with discovery cached, so that
 // a test's reads do not discover the API each time (kubectl keeps its own cache on disk).
 type getClients struct {
 	config    *rest.Config
