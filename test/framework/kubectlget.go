@@ -399,14 +399,14 @@ func printObjects(out *bytes.Buffer, output string, items []unstructured.Unstruc
 		}
 		content = map[string]any{"apiVersion": "v1", "kind": "List", "items": list, "metadata": map[string]any{"resourceVersion": ""}}
 	}
-	switch {
-	case output == "json":
+	switch output {
+	case "json":
 		data, err := json.MarshalIndent(content, "", "    ")
 		if err != nil {
 			return err
 		}
 		out.Write(append(data, '\n'))
-	case output == "yaml":
+	case "yaml":
 		data, err := yaml.Marshal(content)
 		if err != nil {
 			return err
