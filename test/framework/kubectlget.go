@@ -157,7 +157,6 @@ func parseGet(args []string) (getRequest, bool) {
 // getClients holds a kubeconfig's clients for one identity, with discovery cached, so that
 // a test's reads do not discover the API each time (kubectl keeps its own cache on disk).
 type getClients struct {
-	config    *rest.Config
 	namespace string
 	dynamic   dynamic.Interface
 	discovery discovery.DiscoveryInterface
@@ -210,7 +209,7 @@ func clientsFor(kubeconfig, as string, groups []string) (*getClients, error) {
 	cached := memory.NewMemCacheClient(disco)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(cached)
 	c := &getClients{
-		config: config, namespace: namespace, dynamic: dyn, discovery: disco,
+		namespace: namespace, dynamic: dyn, discovery: disco,
 		mapper: mapper, expander: restmapper.NewShortcutExpander(mapper, cached, nil),
 		mappings: map[string]*meta.RESTMapping{},
 	}
