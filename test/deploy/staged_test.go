@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,11 +32,12 @@ import (
 const badConfig = "return 500;"
 
 // statusLoop requests / through an address 50 times a second and records when each
-// request was sent and whether it was answered 200.
+// request was sent, whether it was answered 200, and why not.
 type statusLoop struct {
 	mu         sync.Mutex
 	sent       []time.Time
 	ok         []bool
+	why        []string
 	stop, done chan struct{}
 }
 
@@ -59,12 +61,17 @@ func startStatusLoop(t *testing.T, addr string) *statusLoop {
 			}
 			sent := time.Now()
 			resp, err := statusClient.Get("http://" + addr + "/")
-			ok := err == nil && resp.StatusCode == http.StatusOK
-			if err == nil {
+			why := ""
+			if err != nil {
+				why = err.Error()
+			} else {
 				_ = resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					why = resp.Status
+				}
 			}
 			l.mu.Lock()
-			l.sent, l.ok = append(l.sent, sent), append(l.ok, ok)
+			l.sent, l.ok, l.why = append(l.sent, sent), append(l.ok, why == ""), append(l.why, why)
 			l.mu.Unlock()
 		}
 	}()
@@ -92,10 +99,30 @@ func (l *statusLoop) since(start time.Time) (requests, failed int, first, last t
 	return requests, failed, first, last
 }
 
-// failedAfter counts the failures among the requests sent after at.
-func (l *statusLoop) failedAfter(at time.Time) (requests, failed int) {
+// failedAfter counts the failures among the requests sent after at and names the first
+// few distinct reasons.
+func (l *statusLoop) failedAfter(at time.Time) (requests, failed int, reasons []string) {
 	requests, failed, _, _ = l.since(at)
-	return requests, failed
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, sent := range l.sent {
+		if !sent.Before(at) && !l.ok[i] && len(reasons) < 3 && !slices.Contains(reasons, l.why[i]) {
+			reasons = append(reasons, l.why[i])
+		}
+	}
+	return requests, failed, reasons
+}
+
+// firstAnsweredAfter is when the first request sent after at was answered 200, if any.
+func (l *statusLoop) firstAnsweredAfter(at time.Time) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, sent := range l.sent {
+		if !sent.Before(at) && l.ok[i] {
+			return sent, true
+		}
+	}
+	return time.Time{}, false
 }
 
 func (l *statusLoop) finish() {
@@ -151,16 +178,30 @@ func measureBadWrite(t *testing.T, name, mode, previous string, replicas int, wr
 		pods = nginxPods(t, name)
 		return len(pods) >= replicas && everyPodServes(pods, "content "+previous+"\n")
 	})
-	// A configuration failing the health path also failed the readiness probes: the
-	// Service routes to the pods again once they are ready. From then on nothing fails.
+	// A configuration failing the health path also failed the readiness probes: with
+	// every pod unready the Service has no endpoint and kube-proxy refuses its
+	// connections. It routes to the pods again once the EndpointSlices list them ready
+	// and kube-proxy has synced them, which the first answered request shows. From then
+	// on nothing fails.
 	want := fmt.Sprint(replicas)
 	waitFor(t, 5*time.Minute, "every pod ready again", func() bool {
 		return get(t, "get", "deployment", name, "-o", "jsonpath={.status.readyReplicas}/{.status.updatedReplicas}/{.status.replicas}") == want+"/"+want+"/"+want
 	})
-	settled := time.Now()
-	waitFor(t, 2*time.Minute, "200 more requests", func() bool { n, _ := loop.failedAfter(settled); return n >= 200 })
-	if n, failed := loop.failedAfter(settled); failed != 0 {
-		t.Errorf("%s, %d pods: %d of %d requests failed after the pods served %s again", mode, replicas, failed, n, previous)
+	waitFor(t, 2*time.Minute, "the Service's EndpointSlices to list every pod ready", func() bool {
+		ready := get(t, "get", "endpointslices", "-l", "kubernetes.io/service-name="+name, "-o", `jsonpath={.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}`)
+		return len(strings.Fields(ready)) == replicas
+	})
+	listed := time.Now()
+	var settled time.Time
+	waitFor(t, 2*time.Minute, "a request through the Service answered", func() bool {
+		var ok bool
+		settled, ok = loop.firstAnsweredAfter(listed)
+		return ok
+	})
+	t.Logf("%s, %d pods: the Service answered %s after its EndpointSlices listed every pod ready", mode, replicas, settled.Sub(listed).Round(10*time.Millisecond))
+	waitFor(t, 2*time.Minute, "200 more requests", func() bool { n, _, _ := loop.failedAfter(settled); return n >= 200 })
+	if n, failed, reasons := loop.failedAfter(settled); failed != 0 {
+		t.Errorf("%s, %d pods: %d of %d requests failed after the pods served %s again: %q", mode, replicas, failed, n, previous, reasons)
 	}
 	f.requests, f.failed, f.firstFailure, f.lastOne = loop.since(changed)
 	if mode == "Staged" && f.failed*2 > f.requests {
