@@ -28,6 +28,18 @@ for module in . pkg/apis pkg/generated; do
   done < <("${GO}" -C "${module}" list -f '{{.ImportPath}} {{.Dir}} {{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}' ./...)
 done
 
+# Each package's test binary is built once with the fuzzing instrumentation (go test -c
+# -fuzz) and kept in _output/test-bin/fuzz/: go test -fuzz would link it again for every
+# target and every run.
+bin_dir="${PWD}/_output/test-bin/fuzz"
+fuzz_cache="$("${GO}" env GOCACHE)/fuzz"
+binaries=()
+mkdir -p "${bin_dir}"
+for i in "${!packages[@]}"; do
+  binaries[i]="${bin_dir}/$(tr / _ <<<"${packages[$i]}").test"
+  (cd "${dirs[$i]}" && "${GO}" test -c -fuzz . -o "${binaries[$i]}" .) || exit 1
+done
+
 failed=()
 count=0
 for i in "${!packages[@]}"; do
@@ -37,8 +49,10 @@ for i in "${!packages[@]}"; do
     echo "=== FUZZ ${pkg} ${target} (${FUZZTIME})"
     corpus="${dir}/testdata/fuzz/${target}"
     before="$(ls "${corpus}" 2>/dev/null || true)"
-    # From the package directory, so a failing input lands in its testdata/fuzz.
-    if log=$(cd "${dir}" && "${GO}" test -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME}" -fuzzminimizetime "${FUZZMINIMIZETIME}" . 2>&1); then
+    # From the package directory, so a failing input lands in its testdata/fuzz; with the
+    # cache directory go test gives it, so the inputs found interesting stay between runs.
+    if log=$(cd "${dir}" && "${binaries[$i]}" -test.paniconexit0 -test.run '^$' -test.fuzz "^${target}\$" -test.fuzztime "${FUZZTIME}" \
+      -test.fuzzminimizetime "${FUZZMINIMIZETIME}" -test.fuzzcachedir "${fuzz_cache}/${pkg}" 2>&1); then
       # The last progress line carries the executions go test counted.
       grep -E '^fuzz: elapsed' <<<"${log}" | tail -n 1 || true
       echo "--- PASS ${target}"

@@ -60,18 +60,24 @@ step() { # step <name> <command...>: runs the command and records its result and
   echo "=== STEP ${name}: exit ${rc} after $((SECONDS - start))s"
 }
 
+# Every suite runs through hack/gotest.sh: go test, with the test binaries kept between runs
+# (a second make test links none that did not change).
+gotest() { # gotest <module> <go test arguments...>
+  GO="${GO}" ./hack/gotest.sh "$@"
+}
+
 suite() { # suite <packages...>: go test of packages of the module test/
-  "${GO}" -C test test "${TEST_FLAGS[@]}" "$@"
+  gotest test "${TEST_FLAGS[@]}" "$@"
 }
 
 black_box() { # black_box <go test arguments...>: a suite that drives the product's binaries
-  CGO_ENABLED=0 "${GO}" -C test test "${BLACK_BOX_FLAGS[@]}" "$@"
+  CGO_ENABLED=0 gotest test "${BLACK_BOX_FLAGS[@]}" "$@"
 }
 
 product_tests() { # every package of the product's modules (the kubectl plugin's too), even when one fails
   local rc=0 module
   for module in . pkg/apis pkg/generated cmd/kubectl-nginx; do
-    "${GO}" -C "${module}" test "${TEST_FLAGS[@]}" ./... || rc=1
+    gotest "${module}" "${TEST_FLAGS[@]}" ./... || rc=1
   done
   return "${rc}"
 }
@@ -92,7 +98,7 @@ other_suites() {
   local others rc=0
   mapfile -t others < <("${GO}" -C test list ./... | grep -Ev '/test/(deploy|e2e|faults)$')
   suite "${others[@]}" || rc=1
-  "${GO}" -C hack/release test "${TEST_FLAGS[@]}" ./... || rc=1
+  gotest hack/release "${TEST_FLAGS[@]}" ./... || rc=1
   return "${rc}"
 }
 
@@ -100,7 +106,7 @@ units_lane() {
   step product product_tests
   step suites other_suites
   step fuzz ./hack/fuzz.sh
-  step hack "${GO}" -C hack test "${TEST_FLAGS[@]}" ./...
+  step hack gotest hack "${TEST_FLAGS[@]}" ./...
 }
 
 # --unit: the fast loop (make test-unit): the product's unit tests and the suites that need no

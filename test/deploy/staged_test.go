@@ -17,6 +17,7 @@ limitations under the License.
 package deploy
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // badConfig answers 500 to every request, the health path included: a configuration
@@ -178,6 +181,17 @@ func measureBadWrite(t *testing.T, name, mode, previous string, replicas int, wr
 		pods = nginxPods(t, name)
 		return len(pods) >= replicas && everyPodServes(pods, "content "+previous+"\n")
 	})
+	// A configuration failing the health path for long also fails the liveness probes: the
+	// kubelet restarts nginx containers, and one it began to restart (the preStop delay
+	// first) may serve the previous configuration and be ready for a moment before it
+	// stops. Wait until every restart the kubelet began has happened.
+	waitFor(t, 5*time.Minute, "every nginx restart the liveness probes began to end", func() bool {
+		kills, restarts := livenessRestarts(t, name)
+		return restarts >= kills
+	})
+	if kills, _ := livenessRestarts(t, name); kills > 0 {
+		t.Logf("%s, %d pods: the liveness probes restarted nginx %d times under the bad configuration", mode, replicas, kills)
+	}
 	// A configuration failing the health path also failed the readiness probes: with
 	// every pod unready the Service has no endpoint and kube-proxy refuses its
 	// connections. It routes to the pods again once the EndpointSlices list them ready
@@ -235,6 +249,27 @@ func leaderDeletedMidStage(t *testing.T, name, version string, replicas int, wri
 	next := get(t, "get", "lease", "-n", systemNS, "nginx-operator-controller", "-o", "jsonpath={.spec.holderIdentity}")
 	return fmt.Sprintf("leader %s deleted %s after the write, mid-analysis; %s promoted it, every pod served %s %s after the write",
 		leader, deleted.Round(100*time.Millisecond), next, version, time.Since(changed).Round(100*time.Millisecond))
+}
+
+// livenessRestarts counts, over the pods of instance, the container restarts the kubelet
+// began because a liveness probe failed (its Killing events) and the restarts done.
+func livenessRestarts(t *testing.T, instance string) (kills, restarts int) {
+	t.Helper()
+	pods := map[string]bool{}
+	for _, p := range nginxPods(t, instance) {
+		pods[p.name] = true
+		restarts += int(p.restarts)
+	}
+	events, err := kubeClient(t).CoreV1().Events("default").List(context.Background(), metav1.ListOptions{FieldSelector: "reason=Killing,involvedObject.kind=Pod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if pods[e.InvolvedObject.Name] && strings.Contains(e.Message, "failed liveness probe") {
+			kills += int(max(e.Count, 1))
+		}
+	}
+	return kills, restarts
 }
 
 // badWriteTable prints the rows of measureBadWrite.
