@@ -64,8 +64,9 @@ fuzz: ## Run every Go fuzz target for FUZZTIME each (default 10s), one after ano
 FIGURES_DIR ?= $(CURDIR)/_output/figures
 export FIGURES_DIR
 
-# The suites that drive the product's binaries are built like them (hack/test.sh says why).
-BLACK_BOX_TEST := CGO_ENABLED=0 $(GO) -C test test -trimpath -count=1 -timeout 30m -v
+# The suites that drive the product's binaries are built like them (hack/test.sh says why),
+# their test binaries kept like make test's (hack/gotest.sh).
+BLACK_BOX_TEST := CGO_ENABLED=0 GO=$(GO) ./hack/gotest.sh test -trimpath -count=1 -timeout 30m -v
 
 test-e2e: deps tools ## End-to-end tests only: the kwok stack, and as root the real-node deployment
 	$(BLACK_BOX_TEST) ./e2e/... ./deploy/...

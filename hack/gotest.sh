@@ -36,6 +36,9 @@ while (($# > 0)); do
   esac
 done
 
+# go test's own default; a test binary run alone has none.
+[[ " ${run_flags[*]} " == *" -test.timeout="* ]] || run_flags+=(-test.timeout=10m)
+
 # One directory per module and build flags (and CGO_ENABLED, which changes the build; not
 # -x, which only prints go's commands), so that suites built differently do not relink each
 # other's binaries.

@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,6 +80,10 @@ spec: {replicas: 2}
 	} {
 		if args[1] != "--raw" {
 			args = append([]string{"-n", ns}, args...)
+		}
+		table := !slices.Contains(args, "-o") && !slices.Contains(args, "--raw") // kubectl's own: it prints tables
+		if !table && !kc.InProcess(args...) {
+			t.Errorf("kubectl %s is not answered in process", strings.Join(args, " "))
 		}
 		got, gotErr, err := kc.Run(t, "", args...)
 		want, wantErr, wantFailed := itself.Run(t, "", args...)

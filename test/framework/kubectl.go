@@ -21,20 +21,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 )
 
-// Kubectl runs the machine's kubectl with a kubeconfig, answering the reads a client-go
-// call answers the same in this process instead (kubectlget.go).
+// Kubectl runs the machine's kubectl with a kubeconfig, answering the reads and common
+// writes a client-go call answers the same in this process instead (kubectlget.go,
+// kubectlwrite.go).
 type Kubectl struct {
 	Kubeconfig string
 	// Binary is the kubectl to run; empty means the machine's, /usr/bin/kubectl. Another
 	// binary (a test's fake) runs for every command.
 	Binary string
-	// AlwaysRun runs kubectl for every command, reads too: for tests of kubectl's behaviour.
+	// AlwaysRun runs kubectl for every command, reads and writes too: for tests of kubectl's
+	// behaviour.
 	AlwaysRun bool
 }
 
@@ -49,10 +52,13 @@ func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err 
 	return k.execWithin(3*time.Minute, stdin, args...)
 }
 
-// execWithin runs kubectl, killing it after limit; the reads it can answer with client-go
-// are answered in this process (kubectlget.go).
+// execWithin runs kubectl, killing it after limit; the reads and writes it can answer with
+// client-go are answered in this process (kubectlget.go, kubectlwrite.go).
 func (k Kubectl) execWithin(limit time.Duration, stdin string, args ...string) (stdout, stderr string, err error) {
 	if stdout, stderr, err = k.getWithin(limit, args); !errors.Is(err, errKubectlMustAnswer) {
+		return stdout, stderr, err
+	}
+	if stdout, stderr, err = k.writeWithin(limit, stdin, args); !errors.Is(err, errKubectlMustAnswer) {
 		return stdout, stderr, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -61,6 +67,7 @@ func (k Kubectl) execWithin(limit time.Duration, stdin string, args ...string) (
 	if bin == "" {
 		bin = "/usr/bin/kubectl"
 	}
+	traceKubectl(args)
 	cmd := exec.CommandContext(ctx, bin, append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -69,6 +76,22 @@ func (k Kubectl) execWithin(limit time.Duration, stdin string, args ...string) (
 	}
 	err = cmd.Run()
 	return out.String(), errOut.String(), err
+}
+
+// traceKubectl appends the arguments of a kubectl the tests run to the file KUBECTL_TRACE
+// names (make accounting sets it), one command per line, so that what still runs kubectl
+// is counted rather than guessed.
+func traceKubectl(args []string) {
+	path := os.Getenv("KUBECTL_TRACE")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintln(f, strings.Join(args, " "))
 }
 
 // Must fails the test when kubectl fails and returns its standard output. A request that

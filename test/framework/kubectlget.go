@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -431,7 +432,10 @@ func printObjects(out *bytes.Buffer, output string, items []unstructured.Unstruc
 // errorLine is kubectl's line for an error alone (its CheckErr): "Error from server
 // (Reason): message" for an answer of the server, "error: ..." otherwise.
 func errorLine(err error) string {
-	msg, ok := serverMessage(err)
+	msg, ok := invalidMessage(err)
+	if !ok {
+		msg, ok = serverMessage(err)
+	}
 	if !ok {
 		if msg = err.Error(); !strings.HasPrefix(msg, "error: ") {
 			msg = "error: " + msg
@@ -441,6 +445,47 @@ func errorLine(err error) string {
 		msg += "\n"
 	}
 	return msg
+}
+
+// invalidMessage words an Invalid answer alone as kubectl's CheckErr does: the object and
+// each distinct cause ("The NginxOperator "web" is invalid: spec.replicas: ...").
+func invalidMessage(err error) (string, bool) {
+	statusErr, ok := err.(*apierrors.StatusError)
+	if !ok || statusErr.ErrStatus.Reason != metav1.StatusReasonInvalid {
+		return "", false
+	}
+	status := statusErr.ErrStatus
+	msg := "The request is invalid"
+	details := status.Details
+	if details == nil {
+		if status.Message != "" {
+			msg += ": " + status.Message
+		}
+		return msg, true
+	}
+	if details.Kind != "" || details.Name != "" {
+		msg = fmt.Sprintf("The %s %q is invalid", details.Kind, details.Name)
+	} else if status.Message != "" && len(details.Causes) == 0 {
+		msg += ": " + status.Message
+	}
+	var causes []string
+	for _, c := range details.Causes {
+		if cause := fmt.Sprintf("%s: %s", c.Field, c.Message); !slices.Contains(causes, cause) {
+			causes = append(causes, cause)
+		}
+	}
+	switch len(causes) {
+	case 0:
+		return msg, true
+	case 1:
+		return msg + ": " + causes[0] + "\n", true
+	}
+	var b strings.Builder
+	b.WriteString(msg + ": \n")
+	for _, cause := range causes {
+		b.WriteString("* " + cause + "\n")
+	}
+	return b.String(), true
 }
 
 // serverMessage words an answer of the server as kubectl's StandardErrorMessage does.

@@ -1,0 +1,472 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
+)
+
+// Besides their reads, the tests create namespaces and objects, delete them and wait for
+// their conditions hundreds of times per make test, where kubectl is not the subject.
+// writeRequest answers the common forms in process, printing what kubectl prints:
+// `create namespace NAME`; `create -f -` (objects from YAML on stdin); `delete TYPE
+// NAME...` or `delete TYPE/NAME...` with --ignore-not-found, --wait and --timeout; and
+// `wait --for=condition=TYPE[=STATUS] TYPE/NAME...` or `TYPE NAME...` with --timeout; each
+// with -n, --as and --as-group. Anything else runs kubectl itself, as does a request whose
+// types discovery cannot name yet: a write is decided in full before anything is sent.
+type writeRequest struct {
+	verb      string // create-namespace, create, delete or wait
+	namespace string
+	as        string
+	asGroups  []string
+	filename  string   // create: "-"
+	args      []string // create-namespace: NAME; delete, wait: TYPE NAME... or TYPE/NAME...
+
+	ignoreMissing bool
+	wait          bool          // delete: wait until the objects are gone (kubectl's default)
+	timeout       time.Duration // delete: 0 waits as long as the call may; wait: default 30s
+	condition     string        // wait
+	status        string        // wait: the condition's status, default True
+}
+
+// parseWrite returns the request args make, or false when kubectl itself must answer them.
+func parseWrite(args []string) (writeRequest, bool) {
+	r := writeRequest{wait: true}
+	var positional []string
+	timeout := ""
+	value := func(i *int, arg, name string) (string, bool) {
+		if v, ok := strings.CutPrefix(arg, name+"="); ok {
+			return v, true
+		}
+		if arg == name && *i+1 < len(args) {
+			*i++
+			return args[*i], true
+		}
+		return "", false
+	}
+	forFlag := ""
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			positional = append(positional, arg)
+			continue
+		}
+		var ok bool
+		switch {
+		case arg == "--ignore-not-found" || arg == "--ignore-not-found=true":
+			r.ignoreMissing, ok = true, true
+		case arg == "--wait=false":
+			r.wait, ok = false, true
+		case arg == "--wait" || arg == "--wait=true":
+			r.wait, ok = true, true
+		case strings.HasPrefix(arg, "-n") && !strings.HasPrefix(arg, "-n=") && len(arg) > 2:
+			r.namespace, ok = arg[2:], true
+		default:
+			for _, f := range []struct {
+				names []string
+				into  *string
+			}{
+				{[]string{"-n", "--namespace"}, &r.namespace},
+				{[]string{"-f", "--filename"}, &r.filename},
+				{[]string{"--as"}, &r.as},
+				{[]string{"--timeout"}, &timeout},
+				{[]string{"--for"}, &forFlag},
+			} {
+				for _, name := range f.names {
+					if v, found := value(&i, arg, name); found && !ok {
+						*f.into, ok = v, true
+					}
+				}
+			}
+			if v, found := value(&i, arg, "--as-group"); found && !ok {
+				r.asGroups, ok = append(r.asGroups, v), true
+			}
+		}
+		if !ok {
+			return r, false
+		}
+	}
+	if len(positional) == 0 {
+		return r, false
+	}
+	if timeout != "" {
+		d, err := time.ParseDuration(timeout)
+		if err != nil || d < 0 {
+			return r, false
+		}
+		r.timeout = d
+	}
+	verb, rest := positional[0], positional[1:]
+	switch {
+	case verb == "create" && len(rest) == 2 && (rest[0] == "namespace" || rest[0] == "ns"):
+		r.verb, r.args = "create-namespace", rest[1:]
+		return r, r.filename == "" && timeout == "" && forFlag == "" && r.wait && !r.ignoreMissing
+	case verb == "create" && len(rest) == 0:
+		r.verb = "create"
+		return r, r.filename == "-" && timeout == "" && forFlag == "" && r.wait && !r.ignoreMissing
+	case verb == "delete":
+		r.verb, r.args = "delete", rest
+	case verb == "wait":
+		condition, ok := strings.CutPrefix(forFlag, "condition=")
+		if !ok || condition == "" || !r.wait || r.ignoreMissing {
+			return r, false
+		}
+		r.verb, r.args = "wait", rest
+		r.condition, r.status, _ = strings.Cut(condition, "=")
+		if r.status == "" {
+			r.status = "True"
+		}
+		if timeout == "" {
+			r.timeout = 30 * time.Second
+		}
+	default:
+		return r, false
+	}
+	if r.filename != "" || (r.verb == "delete" && forFlag != "") || len(r.args) == 0 || strings.Contains(r.args[0], ",") {
+		return r, false
+	}
+	// TYPE NAME... or TYPE/NAME..., not a mix and not a whole type.
+	slashes := 0
+	for _, a := range r.args {
+		if strings.Contains(a, "/") {
+			slashes++
+		}
+	}
+	return r, (slashes == 0 && len(r.args) > 1) || slashes == len(r.args)
+}
+
+// kindMapping resolves an object's kind as kubectl's resource builder does, discovering
+// the API again once for a kind added since discovery last ran.
+func (c *getClients) kindMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, err := c.expander.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		c.mapper.Reset()
+		m, err = c.expander.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	return m, err
+}
+
+// named is one object a delete or wait names.
+type named struct {
+	mapping *meta.RESTMapping
+	name    string
+}
+
+// resourceFor is the client of m's resource, in namespace when it is namespaced.
+func (c *getClients) resourceFor(m *meta.RESTMapping, namespace string) dynamic.ResourceInterface {
+	if m.Scope.Name() != meta.RESTScopeNameNamespace {
+		return c.dynamic.Resource(m.Resource)
+	}
+	return c.dynamic.Resource(m.Resource).Namespace(namespace)
+}
+
+// kindName is how kubectl names an object it acted on: kind.group/name ("configmap/a").
+func kindName(m *meta.RESTMapping, name string) string {
+	kind := strings.ToLower(m.GroupVersionKind.Kind)
+	if m.GroupVersionKind.Group != "" {
+		kind += "." + m.GroupVersionKind.Group
+	}
+	return kind + "/" + name
+}
+
+// writeInProcess answers r as kubectl would, with stdin, or errKubectlMustAnswer before
+// it sent anything.
+func writeInProcess(ctx context.Context, kubeconfig string, r writeRequest, stdin string) (stdout, stderr string, err error) {
+	c, err := clientsFor(kubeconfig, r.as, r.asGroups)
+	if err != nil {
+		return "", "", errKubectlMustAnswer
+	}
+	namespace := r.namespace
+	if namespace == "" {
+		namespace = c.namespace
+	}
+	switch r.verb {
+	case "create-namespace":
+		return createNamespace(ctx, c, r.args[0])
+	case "create":
+		return createObjects(ctx, c, namespace, r.namespace != "", stdin)
+	}
+	var objects []named
+	for i, a := range r.args {
+		typ, name, found := strings.Cut(a, "/")
+		if !found {
+			if i == 0 {
+				continue
+			}
+			typ, name = r.args[0], a
+		}
+		m, err := c.mapping(typ)
+		if err != nil || name == "" {
+			return "", "", errKubectlMustAnswer
+		}
+		if r.verb == "delete" && r.namespace != "" && m.Scope.Name() != meta.RESTScopeNameNamespace {
+			return "", "", errKubectlMustAnswer // kubectl warns that -n does not scope it
+		}
+		objects = append(objects, named{m, name})
+	}
+	if r.verb == "delete" {
+		return deleteObjects(ctx, c, namespace, objects, r)
+	}
+	return waitForCondition(ctx, c, namespace, objects, r)
+}
+
+func createNamespace(ctx context.Context, c *getClients, name string) (stdout, stderr string, err error) {
+	m, err := c.mapping("namespaces")
+	if err != nil {
+		return "", "", errKubectlMustAnswer
+	}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	created, err := c.resourceFor(m, "").Create(ctx, ns, metav1.CreateOptions{FieldManager: "kubectl-create", FieldValidation: "Strict"})
+	if err != nil {
+		return "", errorLine(err), err
+	}
+	return kindName(m, created.GetName()) + " created\n", "", nil
+}
+
+// createObjects creates the objects of a YAML stream one after another, as `kubectl
+// create -f -` does: each created one printed, the errors of the others printed at the end.
+func createObjects(ctx context.Context, c *getClients, namespace string, enforce bool, stdin string) (stdout, stderr string, err error) {
+	type object struct {
+		obj     *unstructured.Unstructured
+		mapping *meta.RESTMapping
+	}
+	var objects []object
+	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(stdin), 4096)
+	for {
+		var content map[string]any
+		if err := decoder.Decode(&content); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return "", "", errKubectlMustAnswer
+		}
+		if len(content) == 0 {
+			continue
+		}
+		obj := &unstructured.Unstructured{Object: content}
+		gvk := obj.GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" || strings.HasSuffix(gvk.Kind, "List") {
+			return "", "", errKubectlMustAnswer
+		}
+		m, err := c.kindMapping(gvk)
+		if err != nil {
+			return "", "", errKubectlMustAnswer
+		}
+		if m.Scope.Name() == meta.RESTScopeNameNamespace {
+			switch {
+			case obj.GetNamespace() == "":
+				obj.SetNamespace(namespace)
+			case enforce && obj.GetNamespace() != namespace:
+				return "", "", errKubectlMustAnswer // kubectl refuses it, in its own words
+			}
+		}
+		objects = append(objects, object{obj, m})
+	}
+	if len(objects) == 0 {
+		return "", "", errKubectlMustAnswer
+	}
+	var out bytes.Buffer
+	var errs []error
+	for _, o := range objects {
+		created, err := c.resourceFor(o.mapping, o.obj.GetNamespace()).Create(ctx, o.obj, metav1.CreateOptions{FieldManager: "kubectl-create", FieldValidation: "Strict"})
+		if err != nil {
+			errs = append(errs, withSource("creating", err))
+			continue
+		}
+		fmt.Fprintf(&out, "%s created\n", kindName(o.mapping, created.GetName()))
+	}
+	return out.String(), errorsText(errs), errors.Join(errs...)
+}
+
+// withSource words an answer of the server as kubectl's AddSourceToErr does for stdin.
+func withSource(verb string, err error) error {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return fmt.Errorf("error when %s %q: %w", verb, "STDIN", err)
+	}
+	s := status.Status()
+	s.Message = fmt.Sprintf("error when %s %q: %s", verb, "STDIN", s.Message)
+	return &apierrors.StatusError{ErrStatus: s}
+}
+
+// deleteObjects deletes each object in the background, as kubectl's default cascade does,
+// printing each one, then waits until every deleted one is gone unless --wait=false.
+func deleteObjects(ctx context.Context, c *getClients, namespace string, objects []named, r writeRequest) (stdout, stderr string, err error) {
+	var out bytes.Buffer
+	var errs []error
+	type deleted struct {
+		named
+		uid types.UID
+	}
+	var gone []deleted
+	background := metav1.DeletePropagationBackground
+	for _, o := range objects {
+		client := c.resourceFor(o.mapping, namespace)
+		// The UID tells the object waited for from one created again under its name. A
+		// reader who may not get it still deletes it, and waits for the name.
+		var uid types.UID
+		obj, err := client.Get(ctx, o.name, metav1.GetOptions{})
+		if err == nil {
+			uid = obj.GetUID()
+		}
+		if err == nil || apierrors.IsForbidden(err) {
+			err = client.Delete(ctx, o.name, metav1.DeleteOptions{PropagationPolicy: &background})
+		}
+		switch {
+		case apierrors.IsNotFound(err) && r.ignoreMissing:
+		case err != nil:
+			errs = append(errs, err)
+		default:
+			fmt.Fprintln(&out, strings.Replace(kindName(o.mapping, o.name), "/", ` "`, 1)+`" deleted`)
+			gone = append(gone, deleted{o, uid})
+		}
+	}
+	if r.wait && len(errs) == 0 {
+		if r.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, r.timeout)
+			defer cancel()
+		}
+		for _, d := range gone {
+			client := c.resourceFor(d.mapping, namespace)
+			for {
+				obj, err := client.Get(ctx, d.name, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) || (err == nil && d.uid != "" && obj.GetUID() != d.uid) ||
+					apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
+					break
+				}
+				if ctx.Err() != nil {
+					err := fmt.Errorf("timed out waiting for the condition on %s", d.mapping.Resource.Resource+"/"+d.name)
+					return out.String(), errorLine(err), err
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+		}
+	}
+	return out.String(), errorsText(errs), errors.Join(errs...)
+}
+
+// waitForCondition waits until each object has the condition with the status, as kubectl
+// wait --for=condition= does: a condition that describes an older generation than the
+// object's does not count.
+func waitForCondition(ctx context.Context, c *getClients, namespace string, objects []named, r writeRequest) (stdout, stderr string, err error) {
+	for _, o := range objects {
+		if _, err := c.resourceFor(o.mapping, namespace).Get(ctx, o.name, metav1.GetOptions{}); err != nil {
+			return "", errorLine(err), err
+		}
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	var out bytes.Buffer
+	for _, o := range objects {
+		client := c.resourceFor(o.mapping, namespace)
+		for {
+			obj, err := client.Get(waitCtx, o.name, metav1.GetOptions{})
+			if err == nil && conditionMet(obj, r.condition, r.status) {
+				fmt.Fprintf(&out, "%s condition met\n", kindName(o.mapping, o.name))
+				break
+			}
+			if waitCtx.Err() != nil || apierrors.IsNotFound(err) {
+				err := fmt.Errorf("timed out waiting for the condition on %s", o.mapping.Resource.Resource+"/"+o.name)
+				return out.String(), errorLine(err), err
+			}
+			select {
+			case <-waitCtx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return out.String(), "", nil
+}
+
+// conditionMet reports whether obj's condition of type condition has status, for the
+// object's current generation when the condition or the status says which it describes.
+func conditionMet(obj *unstructured.Unstructured, condition, status string) bool {
+	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, raw := range conditions {
+		cond, ok := raw.(map[string]any)
+		if !ok {
+			continue
+		}
+		if typ, _, _ := unstructured.NestedString(cond, "type"); !strings.EqualFold(typ, condition) {
+			continue
+		}
+		got, found, _ := unstructured.NestedString(cond, "status")
+		if !found {
+			continue
+		}
+		if generation, found, _ := unstructured.NestedInt64(obj.Object, "metadata", "generation"); found {
+			observed, found, _ := unstructured.NestedInt64(cond, "observedGeneration")
+			if !found {
+				observed, found, _ = unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+			}
+			if found && observed < generation {
+				return false
+			}
+		}
+		return strings.EqualFold(got, status)
+	}
+	return false
+}
+
+// InProcess reports whether k answers args in this process rather than running kubectl
+// (for a type discovery can name), so that the tests comparing the two can tell they do.
+func (k Kubectl) InProcess(args ...string) bool {
+	if k.Binary != "" || k.AlwaysRun {
+		return false
+	}
+	_, get := parseGet(args)
+	_, write := parseWrite(args)
+	return get || write
+}
+
+// writeWithin answers args in process within limit when it can.
+func (k Kubectl) writeWithin(limit time.Duration, stdin string, args []string) (stdout, stderr string, err error) {
+	r, ok := parseWrite(args)
+	if !ok || k.Binary != "" || k.AlwaysRun {
+		return "", "", errKubectlMustAnswer
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	w := &warnings{seen: map[string]bool{}}
+	stdout, stderr, err = writeInProcess(context.WithValue(ctx, warningsKey{}, w), k.Kubeconfig, r, stdin)
+	if errors.Is(err, errKubectlMustAnswer) {
+		return "", "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return stdout, w.text.String() + stderr, err
+}

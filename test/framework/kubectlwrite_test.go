@@ -1,0 +1,112 @@
+/*
+Copyright The nginx-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package framework
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestParseWrite(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want *writeRequest // nil: kubectl itself answers
+	}{
+		{[]string{"create", "namespace", "e2e"}, &writeRequest{verb: "create-namespace", args: []string{"e2e"}, wait: true}},
+		{[]string{"create", "-f", "-", "-n", "ns", "--as", "alice"}, &writeRequest{verb: "create", filename: "-", namespace: "ns", as: "alice", wait: true}},
+		{[]string{"delete", "namespace", "e2e", "--wait=false"}, &writeRequest{verb: "delete", args: []string{"namespace", "e2e"}}},
+		{[]string{"-n", "ns", "delete", "ngx/a", "cm/b", "--ignore-not-found", "--timeout=3m"},
+			&writeRequest{verb: "delete", namespace: "ns", args: []string{"ngx/a", "cm/b"}, ignoreMissing: true, wait: true, timeout: 3 * time.Minute}},
+		{[]string{"wait", "--for=condition=Ready", "--timeout=5m", "ngx/web"},
+			&writeRequest{verb: "wait", args: []string{"ngx/web"}, wait: true, timeout: 5 * time.Minute, condition: "Ready", status: "True"}},
+		{[]string{"wait", "-nns", "--for", "condition=Stalled=False", "ngx", "a", "b"},
+			&writeRequest{verb: "wait", namespace: "ns", args: []string{"ngx", "a", "b"}, wait: true, timeout: 30 * time.Second, condition: "Stalled", status: "False"}},
+		// kubectl's own: other verbs and flags, files, selectors, whole types, other waits.
+		{[]string{"create", "-f", "manifest.yaml"}, nil},
+		{[]string{"create", "--dry-run=server", "-f", "-"}, nil},
+		{[]string{"create", "-f", "-", "-o", "name"}, nil},
+		{[]string{"create", "role", "r", "--verb", "get"}, nil},
+		{[]string{"create", "namespace"}, nil},
+		{[]string{"apply", "-f", "-"}, nil},
+		{[]string{"delete", "-f", "-"}, nil},
+		{[]string{"delete", "ngx", "--all"}, nil},
+		{[]string{"delete", "ngx", "-l", "a=b"}, nil},
+		{[]string{"delete", "ngx"}, nil},
+		{[]string{"delete", "ngx,cm", "a"}, nil},
+		{[]string{"delete", "ngx", "cm/a"}, nil},
+		{[]string{"delete", "ngx", "a", "--grace-period=0", "--force"}, nil},
+		{[]string{"delete", "ngx", "a", "--timeout=soon"}, nil},
+		{[]string{"wait", "--for=delete", "ngx/a"}, nil},
+		{[]string{"wait", "--for=jsonpath={.status.phase}=Running", "pod/a"}, nil},
+		{[]string{"wait", "--for=condition=Ready", "ngx", "--all"}, nil},
+		{[]string{"wait", "--for=condition=Ready", "-l", "a=b", "ngx"}, nil},
+		{[]string{"patch", "ngx", "a", "--type=merge", "-p", "{}"}, nil},
+	} {
+		got, ok := parseWrite(tc.args)
+		if tc.want == nil {
+			if ok {
+				t.Errorf("%q: answered in process as %+v; kubectl must answer it", tc.args, got)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%q: left to kubectl; want %+v", tc.args, *tc.want)
+			continue
+		}
+		if !reflect.DeepEqual(got, *tc.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", tc.args, got, *tc.want)
+		}
+	}
+}
+
+func TestConditionMet(t *testing.T) {
+	object := func(generation int64, conditions ...map[string]any) *unstructured.Unstructured {
+		list := make([]any, 0, len(conditions))
+		for _, c := range conditions {
+			list = append(list, c)
+		}
+		return &unstructured.Unstructured{Object: map[string]any{
+			"metadata": map[string]any{"generation": generation},
+			"status":   map[string]any{"conditions": list},
+		}}
+	}
+	ready := func(status string, observed int64) map[string]any {
+		return map[string]any{"type": "Ready", "status": status, "observedGeneration": observed}
+	}
+	for _, tc := range []struct {
+		name              string
+		obj               *unstructured.Unstructured
+		condition, status string
+		want              bool
+	}{
+		{"met", object(2, ready("True", 2)), "Ready", "True", true},
+		{"names and statuses in any case", object(2, ready("true", 2)), "ready", "True", true},
+		{"another status", object(2, ready("False", 2)), "Ready", "True", false},
+		{"a status asked for", object(2, ready("False", 2)), "Ready", "False", true},
+		{"an older generation's", object(3, ready("True", 2)), "Ready", "True", false},
+		{"no such condition", object(1, ready("True", 1)), "Available", "True", false},
+		{"no conditions", object(1), "Ready", "True", false},
+		{"without observedGeneration", object(5, map[string]any{"type": "Ready", "status": "True"}), "Ready", "True", true},
+	} {
+		if got := conditionMet(tc.obj, tc.condition, tc.status); got != tc.want {
+			t.Errorf("%s: conditionMet = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
