@@ -239,6 +239,23 @@ func (c *getClients) mapping(typ string) (*meta.RESTMapping, error) {
 	return nil, err
 }
 
+// forget drops what typ was mapped to and what discovery found: the API changed under
+// it (staleMapping).
+func (c *getClients) forget(typ string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.mappings, typ)
+	c.mapper.Reset()
+}
+
+// staleMapping reports whether err says the resource a request went to is not served at
+// all, rather than that an object is missing: the mapping of its type is out of date, as
+// when a CRD that shared our plural was deleted since. kubectl, which must rediscover,
+// answers such a request instead.
+func staleMapping(err error) bool {
+	return apierrors.IsNotFound(err) && strings.HasPrefix(err.Error(), "the server could not find the requested resource")
+}
+
 func (c *getClients) lookup(typ string) (*meta.RESTMapping, error) {
 	full, groupResource := schema.ParseResourceArg(typ)
 	var gvk schema.GroupVersionKind
@@ -343,15 +360,22 @@ func getInProcess(ctx context.Context, kubeconfig string, r getRequest) (stdout,
 	var errs []error
 	if targets[0].name == "" {
 		list, err := resource(mappings[targets[0].typ]).List(ctx, metav1.ListOptions{LabelSelector: r.selector, FieldSelector: r.fieldSelector})
-		if err != nil {
+		switch {
+		case staleMapping(err):
+			c.forget(targets[0].typ)
+			return "", "", errKubectlMustAnswer
+		case err != nil:
 			errs = append(errs, err)
-		} else {
+		default:
 			items = list.Items
 		}
 	} else {
 		for _, t := range targets {
 			obj, err := resource(mappings[t.typ]).Get(ctx, t.name, metav1.GetOptions{})
 			switch {
+			case staleMapping(err):
+				c.forget(t.typ)
+				return "", "", errKubectlMustAnswer
 			case err == nil:
 				items = append(items, *obj)
 			case apierrors.IsNotFound(err) && r.ignoreMissing:

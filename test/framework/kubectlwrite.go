@@ -179,6 +179,7 @@ func (c *getClients) kindMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping
 
 // named is one object a delete or wait names.
 type named struct {
+	typ     string // as written
 	mapping *meta.RESTMapping
 	name    string
 }
@@ -233,7 +234,7 @@ func writeInProcess(ctx context.Context, kubeconfig string, r writeRequest, stdi
 		if r.verb == "delete" && r.namespace != "" && m.Scope.Name() != meta.RESTScopeNameNamespace {
 			return "", "", errKubectlMustAnswer // kubectl warns that -n does not scope it
 		}
-		objects = append(objects, named{m, name})
+		objects = append(objects, named{typ, m, name})
 	}
 	if r.verb == "delete" {
 		return deleteObjects(ctx, c, namespace, objects, r)
@@ -328,19 +329,29 @@ func deleteObjects(ctx context.Context, c *getClients, namespace string, objects
 		named
 		uid types.UID
 	}
+	// Each object is read first, before anything is deleted: its UID tells the object waited
+	// for from one created again under its name, and a type whose mapping is out of date
+	// (staleMapping) is left to kubectl while nothing was done yet. A reader who may not
+	// get an object still deletes it, and waits for the name.
+	read := make([]error, len(objects))
+	uids := make([]types.UID, len(objects))
+	for i, o := range objects {
+		obj, err := c.resourceFor(o.mapping, namespace).Get(ctx, o.name, metav1.GetOptions{})
+		if staleMapping(err) {
+			c.forget(o.typ)
+			return "", "", errKubectlMustAnswer
+		}
+		if err == nil {
+			uids[i] = obj.GetUID()
+		}
+		read[i] = err
+	}
 	var gone []deleted
 	background := metav1.DeletePropagationBackground
-	for _, o := range objects {
-		client := c.resourceFor(o.mapping, namespace)
-		// The UID tells the object waited for from one created again under its name. A
-		// reader who may not get it still deletes it, and waits for the name.
-		var uid types.UID
-		obj, err := client.Get(ctx, o.name, metav1.GetOptions{})
-		if err == nil {
-			uid = obj.GetUID()
-		}
+	for i, o := range objects {
+		err := read[i]
 		if err == nil || apierrors.IsForbidden(err) {
-			err = client.Delete(ctx, o.name, metav1.DeleteOptions{PropagationPolicy: &background})
+			err = c.resourceFor(o.mapping, namespace).Delete(ctx, o.name, metav1.DeleteOptions{PropagationPolicy: &background})
 		}
 		switch {
 		case apierrors.IsNotFound(err) && r.ignoreMissing:
@@ -348,7 +359,7 @@ func deleteObjects(ctx context.Context, c *getClients, namespace string, objects
 			errs = append(errs, err)
 		default:
 			fmt.Fprintln(&out, strings.Replace(kindName(o.mapping, o.name), "/", ` "`, 1)+`" deleted`)
-			gone = append(gone, deleted{o, uid})
+			gone = append(gone, deleted{o, uids[i]})
 		}
 	}
 	if r.wait && len(errs) == 0 {
@@ -384,7 +395,12 @@ func deleteObjects(ctx context.Context, c *getClients, namespace string, objects
 // object's does not count.
 func waitForCondition(ctx context.Context, c *getClients, namespace string, objects []named, r writeRequest) (stdout, stderr string, err error) {
 	for _, o := range objects {
-		if _, err := c.resourceFor(o.mapping, namespace).Get(ctx, o.name, metav1.GetOptions{}); err != nil {
+		_, err := c.resourceFor(o.mapping, namespace).Get(ctx, o.name, metav1.GetOptions{})
+		if staleMapping(err) {
+			c.forget(o.typ)
+			return "", "", errKubectlMustAnswer
+		}
+		if err != nil {
 			return "", errorLine(err), err
 		}
 	}

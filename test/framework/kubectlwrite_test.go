@@ -17,11 +17,14 @@ limitations under the License.
 package framework
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestParseWrite(t *testing.T) {
@@ -107,6 +110,24 @@ func TestConditionMet(t *testing.T) {
 	} {
 		if got := conditionMet(tc.obj, tc.condition, tc.status); got != tc.want {
 			t.Errorf("%s: conditionMet = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStaleMapping(t *testing.T) {
+	gr := schema.GroupResource{Group: "crd.operator.example.com", Resource: "nginxoperators"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"an object missing", apierrors.NewNotFound(gr, "web"), false},
+		{"the resource not served", apierrors.NewGenericServerResponse(404, "delete", gr, "web", "", 0, false), true},
+		{"another answer", apierrors.NewForbidden(gr, "web", errors.New("no")), false},
+		{"no error", nil, false},
+	} {
+		if got := staleMapping(tc.err); got != tc.want {
+			t.Errorf("%s (%v): staleMapping = %t, want %t", tc.name, tc.err, got, tc.want)
 		}
 	}
 }
