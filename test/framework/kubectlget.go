@@ -63,63 +63,82 @@ type getRequest struct {
 	resources     []string // TYPE, then NAMEs; or TYPE/NAME each
 }
 
-// parseGet returns the request args make, or false when kubectl itself must answer them.
-func parseGet(args []string) (getRequest, bool) {
-	var r getRequest
+// valueFlag is a kubectl flag that takes a value, under its names ("-n", "--namespace"):
+// the value goes to into, or is appended to list for a flag given more than once.
+type valueFlag struct {
+	names []string
+	into  *string
+	list  *[]string
+}
+
+// scanArgs reads kubectl's arguments as its flag parser does for the flags it is given:
+// a flag alone that boolFlag accepts (its whole text), or one of values as "--name=v",
+// "--name v", "-xv" or "-x=v" ("-" alone is an argument, stdin). It returns the other
+// arguments in order, or false at a flag it does not know, which kubectl must then read.
+func scanArgs(args []string, boolFlag func(string) bool, values []valueFlag) ([]string, bool) {
 	var positional []string
-	value := func(i *int, arg, name string) (string, bool) {
-		if v, ok := strings.CutPrefix(arg, name+"="); ok {
-			return v, true
-		}
-		if arg == name && *i+1 < len(args) {
-			*i++
-			return args[*i], true
-		}
-		return "", false
-	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
-		if !strings.HasPrefix(arg, "-") {
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
 			positional = append(positional, arg)
 			continue
 		}
-		var ok bool
-		switch {
-		case arg == "-A" || arg == "--all-namespaces" || arg == "--all-namespaces=true":
-			r.allNamespaces, ok = true, true
-		case arg == "--ignore-not-found" || arg == "--ignore-not-found=true":
-			r.ignoreMissing, ok = true, true
-		case strings.HasPrefix(arg, "-n") && !strings.HasPrefix(arg, "-n=") && len(arg) > 2:
-			r.namespace, ok = arg[2:], true
-		case strings.HasPrefix(arg, "-o") && !strings.HasPrefix(arg, "-o=") && len(arg) > 2:
-			r.output, ok = arg[2:], true
-		case strings.HasPrefix(arg, "-l") && !strings.HasPrefix(arg, "-l=") && len(arg) > 2:
-			r.selector, ok = arg[2:], true
-		default:
-			for _, f := range []struct {
-				names []string
-				into  *string
-			}{
-				{[]string{"-n", "--namespace"}, &r.namespace},
-				{[]string{"-o", "--output"}, &r.output},
-				{[]string{"-l", "--selector"}, &r.selector},
-				{[]string{"--field-selector"}, &r.fieldSelector},
-				{[]string{"--raw"}, &r.raw},
-				{[]string{"--as"}, &r.as},
-			} {
-				for _, name := range f.names {
-					if v, found := value(&i, arg, name); found && !ok {
-						*f.into, ok = v, true
+		if boolFlag(arg) {
+			continue
+		}
+		found := false
+		for _, f := range values {
+			for _, name := range f.names {
+				v, ok := strings.CutPrefix(arg, name+"=")
+				switch {
+				case ok:
+				case arg == name && i+1 < len(args):
+					i++
+					v, ok = args[i], true
+				case len(name) == 2 && strings.HasPrefix(arg, name) && len(arg) > 2:
+					v, ok = arg[2:], true
+				}
+				if ok && !found {
+					found = true
+					if f.list != nil {
+						*f.list = append(*f.list, v)
+					} else {
+						*f.into = v
 					}
 				}
 			}
-			if v, found := value(&i, arg, "--as-group"); found && !ok {
-				r.asGroups, ok = append(r.asGroups, v), true
-			}
 		}
-		if !ok {
-			return r, false
+		if !found {
+			return nil, false
 		}
+	}
+	return positional, true
+}
+
+// parseGet returns the request args make, or false when kubectl itself must answer them.
+func parseGet(args []string) (getRequest, bool) {
+	var r getRequest
+	positional, ok := scanArgs(args, func(arg string) bool {
+		switch arg {
+		case "-A", "--all-namespaces", "--all-namespaces=true":
+			r.allNamespaces = true
+		case "--ignore-not-found", "--ignore-not-found=true":
+			r.ignoreMissing = true
+		default:
+			return false
+		}
+		return true
+	}, []valueFlag{
+		{names: []string{"-n", "--namespace"}, into: &r.namespace},
+		{names: []string{"-o", "--output"}, into: &r.output},
+		{names: []string{"-l", "--selector"}, into: &r.selector},
+		{names: []string{"--field-selector"}, into: &r.fieldSelector},
+		{names: []string{"--raw"}, into: &r.raw},
+		{names: []string{"--as"}, into: &r.as},
+		{names: []string{"--as-group"}, list: &r.asGroups},
+	})
+	if !ok {
+		return r, false
 	}
 	if len(positional) == 0 || positional[0] != "get" {
 		return r, false

@@ -56,20 +56,21 @@ func TestParseGet(t *testing.T) {
 		{[]string{"get", "ngx", "-o"}, nil},
 		{[]string{"get", "ngx", "-o", "jsonpath={.spec"}, nil},
 	} {
-		got, ok := parseGet(tc.args)
-		if tc.want == nil {
-			if ok {
-				t.Errorf("%q: answered in process as %+v; kubectl must answer it", tc.args, got)
-			}
-			continue
-		}
-		if !ok {
-			t.Errorf("%q: left to kubectl; want %+v", tc.args, *tc.want)
-			continue
-		}
-		if !reflect.DeepEqual(got, *tc.want) {
-			t.Errorf("%q:\n got %+v\nwant %+v", tc.args, got, *tc.want)
-		}
+		checkParse(t, parseGet, tc.args, tc.want)
+	}
+}
+
+// checkParse checks what parse makes of args: want, or nil when kubectl must answer them.
+func checkParse[R any](t *testing.T, parse func([]string) (R, bool), args []string, want *R) {
+	t.Helper()
+	got, ok := parse(args)
+	switch {
+	case want == nil && ok:
+		t.Errorf("%q: answered in process as %+v; kubectl must answer it", args, got)
+	case want != nil && !ok:
+		t.Errorf("%q: left to kubectl; want %+v", args, *want)
+	case want != nil && !reflect.DeepEqual(got, *want):
+		t.Errorf("%q:\n got %+v\nwant %+v", args, got, *want)
 	}
 }
 

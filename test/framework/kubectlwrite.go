@@ -61,59 +61,29 @@ type writeRequest struct {
 // parseWrite returns the request args make, or false when kubectl itself must answer them.
 func parseWrite(args []string) (writeRequest, bool) {
 	r := writeRequest{wait: true}
-	var positional []string
-	timeout := ""
-	value := func(i *int, arg, name string) (string, bool) {
-		if v, ok := strings.CutPrefix(arg, name+"="); ok {
-			return v, true
-		}
-		if arg == name && *i+1 < len(args) {
-			*i++
-			return args[*i], true
-		}
-		return "", false
-	}
-	forFlag := ""
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			positional = append(positional, arg)
-			continue
-		}
-		var ok bool
-		switch {
-		case arg == "--ignore-not-found" || arg == "--ignore-not-found=true":
-			r.ignoreMissing, ok = true, true
-		case arg == "--wait=false":
-			r.wait, ok = false, true
-		case arg == "--wait" || arg == "--wait=true":
-			r.wait, ok = true, true
-		case strings.HasPrefix(arg, "-n") && !strings.HasPrefix(arg, "-n=") && len(arg) > 2:
-			r.namespace, ok = arg[2:], true
+	timeout, forFlag := "", ""
+	positional, ok := scanArgs(args, func(arg string) bool {
+		switch arg {
+		case "--ignore-not-found", "--ignore-not-found=true":
+			r.ignoreMissing = true
+		case "--wait=false":
+			r.wait = false
+		case "--wait", "--wait=true":
+			r.wait = true
 		default:
-			for _, f := range []struct {
-				names []string
-				into  *string
-			}{
-				{[]string{"-n", "--namespace"}, &r.namespace},
-				{[]string{"-f", "--filename"}, &r.filename},
-				{[]string{"--as"}, &r.as},
-				{[]string{"--timeout"}, &timeout},
-				{[]string{"--for"}, &forFlag},
-			} {
-				for _, name := range f.names {
-					if v, found := value(&i, arg, name); found && !ok {
-						*f.into, ok = v, true
-					}
-				}
-			}
-			if v, found := value(&i, arg, "--as-group"); found && !ok {
-				r.asGroups, ok = append(r.asGroups, v), true
-			}
+			return false
 		}
-		if !ok {
-			return r, false
-		}
+		return true
+	}, []valueFlag{
+		{names: []string{"-n", "--namespace"}, into: &r.namespace},
+		{names: []string{"-f", "--filename"}, into: &r.filename},
+		{names: []string{"--as"}, into: &r.as},
+		{names: []string{"--as-group"}, list: &r.asGroups},
+		{names: []string{"--timeout"}, into: &timeout},
+		{names: []string{"--for"}, into: &forFlag},
+	})
+	if !ok {
+		return r, false
 	}
 	if len(positional) == 0 {
 		return r, false

@@ -18,7 +18,6 @@ package framework
 
 import (
 	"errors"
-	"reflect"
 	"testing"
 	"time"
 
@@ -62,20 +61,7 @@ func TestParseWrite(t *testing.T) {
 		{[]string{"wait", "--for=condition=Ready", "-l", "a=b", "ngx"}, nil},
 		{[]string{"patch", "ngx", "a", "--type=merge", "-p", "{}"}, nil},
 	} {
-		got, ok := parseWrite(tc.args)
-		if tc.want == nil {
-			if ok {
-				t.Errorf("%q: answered in process as %+v; kubectl must answer it", tc.args, got)
-			}
-			continue
-		}
-		if !ok {
-			t.Errorf("%q: left to kubectl; want %+v", tc.args, *tc.want)
-			continue
-		}
-		if !reflect.DeepEqual(got, *tc.want) {
-			t.Errorf("%q:\n got %+v\nwant %+v", tc.args, got, *tc.want)
-		}
+		checkParse(t, parseWrite, tc.args, tc.want)
 	}
 }
 
