@@ -161,7 +161,7 @@ func TestWaitUntilTellsALostPortAndRetryOnPortTakenStartsAgain(t *testing.T) {
 	starts := 0
 	err := RetryOnPortTaken(3, t.Logf, func() error {
 		starts++
-		script := "exit 0"
+		script := "true" // then runs: the second start succeeds and keeps running
 		if starts == 1 {
 			script = "echo 'listen tcp 127.0.0.1:1234: bind: address already in use' >&2; exit 1"
 		}
