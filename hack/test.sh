@@ -61,7 +61,7 @@ step() { # step <name> <command...>: runs the command and records its result and
 }
 
 # Every suite runs through hack/gotest.sh: go test, with the test binaries kept between runs
-# (a second make test links none that did not change).
+# (a second make test links no test binary whose package did not change).
 gotest() { # gotest <module> <go test arguments...>
   GO="${GO}" ./hack/gotest.sh "$@"
 }
