@@ -364,13 +364,10 @@ func getInProcess(ctx context.Context, kubeconfig string, r getRequest) (stdout,
 		}
 	}
 	resource := func(m *meta.RESTMapping) dynamic.ResourceInterface {
-		if m.Scope.Name() != meta.RESTScopeNameNamespace {
-			return c.dynamic.Resource(m.Resource)
-		}
 		if r.allNamespaces {
 			return c.dynamic.Resource(m.Resource)
 		}
-		return c.dynamic.Resource(m.Resource).Namespace(namespace)
+		return c.resourceFor(m, namespace)
 	}
 
 	// As kubectl's printGeneric: an object named alone is printed, or its error is all; else
