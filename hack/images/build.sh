@@ -200,10 +200,15 @@ build_nginx_operator() {
     [[ " ${builds[*]} " == *" ${platform} "* ]] || builds+=("${platform}")
     [[ " ${index[*]} " == *" ${platform} "* ]] || index+=("${platform}")
   done
+  # Each version keeps its own stamped binaries, so that builds of two versions (make images
+  # and a release cut in the same run) do not relink each other's every time; the Dockerfile
+  # takes them from bin/<os>_<arch>/, hard links to the version's.
   for platform in "${builds[@]}"; do
-    local dir="${BIN}/${platform/\//_}" cmd
+    local dir="${BIN}/${platform/\//_}" stamped="${OUT}/stamped/${version}/${platform/\//_}" cmd
+    mkdir -p "${dir}"
     for cmd in apiserver controller etcd-snapshot nginx-exporter; do
-      GOARCH="${platform#linux/}" go_build "${dir}/${cmd}" "./cmd/${cmd}" "${ldflags}"
+      GOARCH="${platform#linux/}" go_build "${stamped}/${cmd}" "./cmd/${cmd}" "${ldflags}"
+      ln -f "${stamped}/${cmd}" "${dir}/${cmd}"
     done
   done
   echo "go      apiserver, controller, etcd-snapshot, nginx-exporter for ${builds[*]} (${version}, ${tree_state}) in $((SECONDS - start))s"
