@@ -43,6 +43,16 @@ apiVersion: operator.example.com/v1alpha2
 kind: NginxOperator
 metadata: {name: web, namespace: in-process-write}
 spec: {replicas: 1}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: taken, namespace: in-process-write}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: taken, namespace: in-process-write}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: taken}
 `, "apply", "--server-side", "-f", "-")
 
 	itself := kc
@@ -66,6 +76,39 @@ spec: {replicas: 1}
 		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unknown}\nnotAField: 1\n", []string{"create", "-f", "-"}, false},
 		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n", []string{"--as=nobody", "create", "-f", "-"}, false},
 		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c-NAME}\n", []string{"create", "-f", "-", "-n", ns}, true},
+		// Changes to one object: patch, scale and label, and what each says when nothing changed.
+		{"apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: p-NAME}\nspec: {replicas: 1}\n---\n" +
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: l-NAME, labels: {keep: x}}\n", []string{"create", "-f", "-"}, false},
+		{"", []string{"patch", "ngx", "p-NAME", "--type=merge", "-p", `{"spec":{"replicas":2}}`}, false},
+		{"", []string{"patch", "ngx/p-NAME", "--type", "merge", "-p", `{"spec":{"replicas":2}}`}, false},
+		{"", []string{"patch", "ngx", "p-NAME", "--type=json", "-p", `[{"op":"replace","path":"/spec/replicas","value":3}]`}, false},
+		{"", []string{"patch", "cm", "l-NAME", "-p", "data: {k: v}"}, false},
+		{"", []string{"patch", "ngx", "p-NAME", "--subresource=status", "--type=merge", "-p", `{"status":{"readyReplicas":7}}`}, false},
+		{"", []string{"patch", "ngx", "web", "--type=merge", "-p", `{"spec":{"replicas":-1}}`}, false},
+		{"", []string{"patch", "ngx", "missing", "--type=merge", "-p", `{}`}, false},
+		{"", []string{"--as=nobody", "patch", "ngx", "web", "--type=merge", "-p", `{}`}, false},
+		{"", []string{"scale", "ngx", "p-NAME", "--replicas=4"}, false},
+		{"", []string{"scale", "ngx/p-NAME", "--replicas", "4"}, false},
+		{"", []string{"scale", "ngx", "web", "--replicas=-1"}, false},
+		{"", []string{"scale", "ngx", "missing", "--replicas=1"}, false},
+		{"", []string{"--as=nobody", "scale", "ngx", "web", "--replicas=1"}, false},
+		{"", []string{"label", "cm", "l-NAME", "team=a"}, false},
+		{"", []string{"label", "cm/l-NAME", "team=a"}, false},
+		{"", []string{"label", "cm", "l-NAME", "team=b", "--overwrite"}, false},
+		{"", []string{"label", "cm", "l-NAME", "team-", "e2e.example.com/tier=front"}, false},
+		{"", []string{"label", "cm", "l-NAME", "keep-"}, false},
+		{"", []string{"label", "cm", "missing", "k=v"}, false},
+		{"", []string{"--as=nobody", "label", "cm", "taken", "k=v"}, false},
+		// Rights granted and checked.
+		{"", []string{"create", "role", "r-NAME", "--verb=get,list", "--verb", "get", "--resource=pods,ngx", "--resource", "nginxoperators/status", "--resource-name=x"}, false},
+		{"", []string{"create", "role", "taken", "--verb=get", "--resource=pods"}, false},
+		{"", []string{"create", "rolebinding", "rb-NAME", "--clusterrole=view", "--user=u1", "--user", "u2", "--group=g", "--serviceaccount=in-process-write:sa"}, false},
+		{"", []string{"create", "rolebinding", "rb2-NAME", "--role=r-NAME", "--user=u"}, false},
+		{"", []string{"create", "rolebinding", "taken", "--role=taken", "--user=u"}, false},
+		{"", []string{"auth", "can-i", "list", "ngx"}, false},
+		{"", []string{"auth", "can-i", "get", "cm/taken"}, false},
+		{"", []string{"--as=nobody", "auth", "can-i", "get", "configmaps"}, false},
+		{"", []string{"--as=u", "auth", "can-i", "create", "nginxoperators.operator.example.com", "--subresource=rollback"}, false},
 		{"", []string{"delete", "cm", "a-NAME"}, false},
 		{"", []string{"delete", "configmap/b-NAME", "configmap/c-NAME", "--wait=false"}, false},
 		{"", []string{"delete", "ngx", "old-NAME", "--timeout=2m"}, false},
@@ -99,6 +142,24 @@ spec: {replicas: 1}
 		if got != want || gotErr != wantErr || failed != wantFailed {
 			t.Errorf("kubectl %s\nin process: failed %t\n%s\nstderr: %s\nkubectl: failed %t\n%s\nstderr: %s",
 				strings.Join(f.args, " "), failed, got, gotErr, wantFailed, want, wantErr)
+		}
+	}
+	// What the changes and grants left behind is the same each way.
+	for _, read := range [][]string{
+		{"get", "ngx", "p-NAME", "-o", "jsonpath={.spec.replicas} {.metadata.labels}"},
+		{"get", "cm", "l-NAME", "-o", "jsonpath={.data} {.metadata.labels}"},
+		{"get", "role", "r-NAME", "-o", "jsonpath={.rules}"},
+		{"get", "rolebinding", "rb-NAME", "rb2-NAME", "-o", "jsonpath={range .items[*]}{.roleRef} {.subjects}{\"\\n\"}{end}"},
+	} {
+		get := func(side string) string {
+			args := []string{"-n", ns}
+			for _, a := range read {
+				args = append(args, strings.ReplaceAll(a, "NAME", side))
+			}
+			return strings.ReplaceAll(mustKubectl(t, "", args...), "-"+side, "-NAME")
+		}
+		if byKubectl, inProcess := get("bykubectl"), get("inprocess"); byKubectl != inProcess {
+			t.Errorf("kubectl %s: after kubectl's writes\n%s\nafter the in-process writes\n%s", strings.Join(read, " "), byKubectl, inProcess)
 		}
 	}
 }

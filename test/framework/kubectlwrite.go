@@ -22,6 +22,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,41 +37,59 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// Besides their reads, the tests create namespaces and objects, delete them and wait for
-// their conditions hundreds of times per make test, where kubectl is not the subject.
-// writeRequest answers the common forms in process, printing what kubectl prints:
-// `create namespace NAME`; `create -f -` (objects from YAML on stdin); `delete TYPE
-// NAME...` or `delete TYPE/NAME...` with --ignore-not-found, --wait and --timeout; and
-// `wait --for=condition=TYPE[=STATUS] TYPE/NAME...` or `TYPE NAME...` with --timeout; each
-// with -n, --as and --as-group. Anything else runs kubectl itself, as does a request whose
-// types discovery cannot name yet: a write is decided in full before anything is sent.
+// Besides their reads, the tests create namespaces and objects, change them, delete them,
+// grant and check rights and wait for conditions hundreds of times per make test, where
+// kubectl is not the subject. writeRequest answers the common forms in process, printing
+// what kubectl prints: `create namespace NAME`; `create -f -` (objects from YAML on stdin);
+// `delete TYPE NAME...` or `delete TYPE/NAME...` with --ignore-not-found, --wait and
+// --timeout; `wait --for=condition=TYPE[=STATUS] TYPE/NAME...` or `TYPE NAME...` with
+// --timeout; and, on one object, `patch` (-p, --type, --subresource), `scale --replicas`,
+// `label KEY=VALUE... KEY-...` (--overwrite) (kubectlchange.go); `create role` (--verb,
+// --resource, --resource-name), `create rolebinding` (--role or --clusterrole, --user,
+// --group, --serviceaccount) and `auth can-i VERB TYPE[/NAME]` (--subresource)
+// (kubectlrbac.go); each with -n, --as and --as-group. Anything else runs kubectl itself,
+// as does a request whose types discovery cannot name yet: a write is decided in full
+// before anything is sent.
 type writeRequest struct {
-	verb      string // create-namespace, create, delete or wait
+	verb      string // create-namespace, create, delete, wait, patch, scale, label, create-role, create-rolebinding or can-i
 	namespace string
 	as        string
 	asGroups  []string
 	filename  string   // create: "-"
-	args      []string // create-namespace: NAME; delete, wait: TYPE NAME... or TYPE/NAME...
+	args      []string // create-namespace, create-role(binding): NAME; can-i: VERB TYPE[/NAME]; others: TYPE NAME... or TYPE/NAME...
 
 	ignoreMissing bool
 	wait          bool          // delete: wait until the objects are gone (kubectl's default)
 	timeout       time.Duration // delete: 0 waits as long as the call may; wait: default 30s
 	condition     string        // wait
 	status        string        // wait: the condition's status, default True
+
+	patch, patchType string   // patch: -p and --type (default strategic)
+	subresource      string   // patch, can-i
+	replicas         int      // scale
+	labels           []string // label: KEY=VALUE or KEY-
+	overwrite        bool     // label
+
+	verbs, resources, resourceNames []string // create role
+	role, clusterRole               string   // create rolebinding
+	users, groups, serviceAccounts  []string // create rolebinding
 }
 
 // parseWrite returns the request args make, or false when kubectl itself must answer them.
 func parseWrite(args []string) (writeRequest, bool) {
 	r := writeRequest{wait: true}
-	timeout, forFlag := "", ""
+	timeout, forFlag, replicas := "", "", ""
+	waitSet := false
 	positional, ok := scanArgs(args, func(arg string) bool {
 		switch arg {
 		case "--ignore-not-found", "--ignore-not-found=true":
 			r.ignoreMissing = true
 		case "--wait=false":
-			r.wait = false
+			r.wait, waitSet = false, true
 		case "--wait", "--wait=true":
-			r.wait = true
+			r.wait, waitSet = true, true
+		case "--overwrite", "--overwrite=true":
+			r.overwrite = true
 		default:
 			return false
 		}
@@ -81,12 +101,38 @@ func parseWrite(args []string) (writeRequest, bool) {
 		{names: []string{"--as-group"}, list: &r.asGroups},
 		{names: []string{"--timeout"}, into: &timeout},
 		{names: []string{"--for"}, into: &forFlag},
+		{names: []string{"-p", "--patch"}, into: &r.patch},
+		{names: []string{"--type"}, into: &r.patchType},
+		{names: []string{"--subresource"}, into: &r.subresource},
+		{names: []string{"--replicas"}, into: &replicas},
+		{names: []string{"--verb"}, list: &r.verbs},
+		{names: []string{"--resource"}, list: &r.resources},
+		{names: []string{"--resource-name"}, list: &r.resourceNames},
+		{names: []string{"--role"}, into: &r.role},
+		{names: []string{"--clusterrole"}, into: &r.clusterRole},
+		{names: []string{"--user"}, list: &r.users},
+		{names: []string{"--group"}, list: &r.groups},
+		{names: []string{"--serviceaccount"}, list: &r.serviceAccounts},
 	})
-	if !ok {
+	if !ok || len(positional) == 0 {
 		return r, false
 	}
-	if len(positional) == 0 {
-		return r, false
+	// The flags given besides -n, --as and --as-group, which each verb checks it takes.
+	given := map[string]bool{
+		"filename": r.filename != "", "timeout": timeout != "", "for": forFlag != "",
+		"ignore-not-found": r.ignoreMissing, "wait": waitSet, "overwrite": r.overwrite,
+		"patch": r.patch != "", "type": r.patchType != "", "subresource": r.subresource != "",
+		"replicas": replicas != "", "verb": len(r.verbs) > 0, "resource": len(r.resources) > 0,
+		"resource-name": len(r.resourceNames) > 0, "role": r.role != "", "clusterrole": r.clusterRole != "",
+		"user": len(r.users) > 0, "group": len(r.groups) > 0, "serviceaccount": len(r.serviceAccounts) > 0,
+	}
+	only := func(flags ...string) bool {
+		for flag, set := range given {
+			if set && !slices.Contains(flags, flag) {
+				return false
+			}
+		}
+		return true
 	}
 	if timeout != "" {
 		d, err := time.ParseDuration(timeout)
@@ -99,15 +145,27 @@ func parseWrite(args []string) (writeRequest, bool) {
 	switch {
 	case verb == "create" && len(rest) == 2 && (rest[0] == "namespace" || rest[0] == "ns"):
 		r.verb, r.args = "create-namespace", rest[1:]
-		return r, r.filename == "" && timeout == "" && forFlag == "" && r.wait && !r.ignoreMissing
+		return r, only()
 	case verb == "create" && len(rest) == 0:
 		r.verb = "create"
-		return r, r.filename == "-" && timeout == "" && forFlag == "" && r.wait && !r.ignoreMissing
+		return r, r.filename == "-" && only("filename")
+	case verb == "create" && len(rest) == 2 && rest[0] == "role":
+		r.verb, r.args = "create-role", rest[1:]
+		return r, len(r.verbs) > 0 && len(r.resources) > 0 && only("verb", "resource", "resource-name")
+	case verb == "create" && len(rest) == 2 && rest[0] == "rolebinding":
+		r.verb, r.args = "create-rolebinding", rest[1:]
+		return r, (r.role == "") != (r.clusterRole == "") && only("role", "clusterrole", "user", "group", "serviceaccount")
+	case verb == "auth" && len(rest) == 3 && rest[0] == "can-i":
+		r.verb, r.args = "can-i", rest[1:]
+		return r, !strings.HasPrefix(r.args[1], "/") && only("subresource")
 	case verb == "delete":
 		r.verb, r.args = "delete", rest
+		if !only("ignore-not-found", "wait", "timeout") {
+			return r, false
+		}
 	case verb == "wait":
 		condition, ok := strings.CutPrefix(forFlag, "condition=")
-		if !ok || condition == "" || !r.wait || r.ignoreMissing {
+		if !ok || condition == "" || !only("for", "timeout") {
 			return r, false
 		}
 		r.verb, r.args = "wait", rest
@@ -118,20 +176,54 @@ func parseWrite(args []string) (writeRequest, bool) {
 		if timeout == "" {
 			r.timeout = 30 * time.Second
 		}
+	case verb == "patch":
+		r.verb, r.args = "patch", rest
+		if r.patch == "" || !only("patch", "type", "subresource") {
+			return r, false
+		}
+	case verb == "scale":
+		n, err := strconv.Atoi(replicas)
+		if err != nil || n < 0 || !only("replicas") {
+			return r, false
+		}
+		r.verb, r.args, r.replicas = "scale", rest, n
+	case verb == "label":
+		// As kubectl reads them: KEY=VALUE and KEY- are labels, the rest name the object.
+		r.verb = "label"
+		for _, a := range rest {
+			if strings.Contains(a, "=") || strings.HasSuffix(a, "-") {
+				r.labels = append(r.labels, a)
+			} else {
+				r.args = append(r.args, a)
+			}
+		}
+		if len(r.labels) == 0 || !only("overwrite") {
+			return r, false
+		}
 	default:
 		return r, false
 	}
-	if r.filename != "" || (r.verb == "delete" && forFlag != "") || len(r.args) == 0 || strings.Contains(r.args[0], ",") {
+	if len(r.args) == 0 || strings.Contains(r.args[0], ",") {
 		return r, false
 	}
-	// TYPE NAME... or TYPE/NAME..., not a mix and not a whole type.
+	// TYPE NAME... or TYPE/NAME..., not a mix and not a whole type; one object to change.
 	slashes := 0
 	for _, a := range r.args {
 		if strings.Contains(a, "/") {
 			slashes++
 		}
 	}
-	return r, (slashes == 0 && len(r.args) > 1) || slashes == len(r.args)
+	objects := len(r.args)
+	if slashes == 0 {
+		objects--
+	}
+	switch r.verb {
+	case "patch", "scale", "label":
+		if objects != 1 {
+			return r, false
+		}
+	}
+	return r, objects > 0 && (slashes == 0 || slashes == len(r.args))
 }
 
 // kindMapping resolves an object's kind as kubectl's resource builder does, discovering
@@ -187,6 +279,12 @@ func writeInProcess(ctx context.Context, kubeconfig string, r writeRequest, stdi
 		return createNamespace(ctx, c, r.args[0])
 	case "create":
 		return createObjects(ctx, c, namespace, r.namespace != "", stdin)
+	case "create-role":
+		return createRole(ctx, c, namespace, r)
+	case "create-rolebinding":
+		return createRoleBinding(ctx, c, namespace, r)
+	case "can-i":
+		return canI(ctx, c, namespace, r)
 	}
 	var objects []named
 	for i, a := range r.args {
@@ -206,8 +304,15 @@ func writeInProcess(ctx context.Context, kubeconfig string, r writeRequest, stdi
 		}
 		objects = append(objects, named{typ, m, name})
 	}
-	if r.verb == "delete" {
+	switch r.verb {
+	case "delete":
 		return deleteObjects(ctx, c, namespace, objects, r)
+	case "patch":
+		return patchObject(ctx, c, namespace, objects[0], r)
+	case "scale":
+		return scaleObject(ctx, c, namespace, objects[0], r)
+	case "label":
+		return labelObject(ctx, c, namespace, objects[0], r)
 	}
 	return waitForCondition(ctx, c, namespace, objects, r)
 }
