@@ -19,6 +19,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -88,6 +89,11 @@ func patchObject(ctx context.Context, c *getClients, namespace string, o named, 
 // scaleObject is `kubectl scale --replicas`: a merge patch of the scale subresource.
 func scaleObject(ctx context.Context, c *getClients, namespace string, o named, r writeRequest) (stdout, stderr string, err error) {
 	if _, err := readFirst(ctx, c, namespace, o); err != nil {
+		if errors.Is(err, errKubectlMustAnswer) {
+			return "", "", err
+		}
+		// kubectl wraps it, and prints it as its own error rather than the server's.
+		err = fmt.Errorf("no objects passed to scale %v", err)
 		return "", errorLine(err), err
 	}
 	body := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, r.replicas)
