@@ -108,6 +108,17 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: taken}
 		{"", []string{"auth", "can-i", "get", "cm/taken"}, false},
 		{"", []string{"--as=nobody", "auth", "can-i", "get", "configmaps"}, false},
 		{"", []string{"--as=u", "auth", "can-i", "create", "nginxoperators.operator.example.com", "--subresource=rollback"}, false},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dry-NAME}\n", []string{"create", "--dry-run=server", "-f", "-"}, false},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: taken}\n", []string{"create", "-f", "-", "--dry-run=server"}, false},
+		{"apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: bad}\nspec: {replicas: -1}\n", []string{"create", "--dry-run=server", "-f", "-"}, false},
+		{"", []string{"get", "cm", "dry-NAME", "-o", "name"}, false},
+		// Client-side apply of new objects; one that exists is kubectl's own.
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ap-NAME, annotations: {note: x}, labels: {a: b}}\ndata: {k: \"1\", gone: null}\n---\n" +
+			"apiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: ap-NAME}\nspec: {replicas: 2, image: null}\n",
+			[]string{"apply", "-f", "-"}, false},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ap2-NAME, namespace: in-process-write}\n", []string{"apply", "-f", "-", "-n", ns}, true},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ap3-NAME}\n---\napiVersion: operator.example.com/v1alpha2\nkind: NginxOperator\nmetadata: {name: bad}\nspec: {replicas: -1}\n",
+			[]string{"apply", "-f", "-"}, false},
 		{"", []string{"delete", "cm", "a-NAME"}, false},
 		{"", []string{"delete", "configmap/b-NAME", "configmap/c-NAME", "--wait=false"}, false},
 		{"", []string{"delete", "ngx", "old-NAME", "--timeout=2m"}, false},
@@ -148,6 +159,8 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: taken}
 		{"get", "ngx", "p-NAME", "-o", "jsonpath={.spec.replicas} {.metadata.labels}"},
 		{"get", "cm", "l-NAME", "-o", "jsonpath={.data} {.metadata.labels}"},
 		{"get", "role", "r-NAME", "-o", "jsonpath={.rules}"},
+		{"get", "cm", "ap-NAME", "ap2-NAME", "ap3-NAME", "-o", "jsonpath={range .items[*]}{.metadata.annotations} {.metadata.labels} {.data} {.metadata.managedFields[*].manager}{\"\\n\"}{end}"},
+		{"get", "ngx", "ap-NAME", "-o", "jsonpath={.metadata.annotations} {.spec.replicas}"},
 		{"get", "rolebinding", "rb-NAME", "rb2-NAME", "-o", "jsonpath={range .items[*]}{.roleRef} {.subjects}{\"\\n\"}{end}"},
 	} {
 		get := func(side string) string {

@@ -19,6 +19,7 @@ package framework
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +41,8 @@ import (
 // Besides their reads, the tests create namespaces and objects, change them, delete them,
 // grant and check rights and wait for conditions hundreds of times per make test, where
 // kubectl is not the subject. writeRequest answers the common forms in process, printing
-// what kubectl prints: `create namespace NAME`; `create -f -` (objects from YAML on stdin);
+// what kubectl prints: `create namespace NAME`; `create -f -` (objects from YAML on stdin,
+// --dry-run=server too); `apply -f -` of objects none of which exists yet (kubectlapply.go);
 // `delete TYPE NAME...` or `delete TYPE/NAME...` with --ignore-not-found, --wait and
 // --timeout; `wait --for=condition=TYPE[=STATUS] TYPE/NAME...` or `TYPE NAME...` with
 // --timeout; and, on one object, `patch` (-p, --type, --subresource), `scale --replicas`,
@@ -51,11 +53,12 @@ import (
 // as does a request whose types discovery cannot name yet: a write is decided in full
 // before anything is sent.
 type writeRequest struct {
-	verb      string // create-namespace, create, delete, wait, patch, scale, label, create-role, create-rolebinding or can-i
+	verb      string // create-namespace, create, apply, delete, wait, patch, scale, label, create-role, create-rolebinding or can-i
 	namespace string
 	as        string
 	asGroups  []string
-	filename  string   // create: "-"
+	filename  string   // create, apply: "-"
+	dryRun    bool     // create: --dry-run=server
 	args      []string // create-namespace, create-role(binding): NAME; can-i: VERB TYPE[/NAME]; others: TYPE NAME... or TYPE/NAME...
 
 	ignoreMissing bool
@@ -78,8 +81,8 @@ type writeRequest struct {
 // parseWrite returns the request args make, or false when kubectl itself must answer them.
 func parseWrite(args []string) (writeRequest, bool) {
 	r := writeRequest{wait: true}
-	timeout, forFlag, replicas := "", "", ""
-	waitSet := false
+	timeout, forFlag, replicas, dryRun := "", "", "", ""
+	waitSet, dryRunAlone := false, false
 	positional, ok := scanArgs(args, func(arg string) bool {
 		switch arg {
 		case "--ignore-not-found", "--ignore-not-found=true":
@@ -90,6 +93,8 @@ func parseWrite(args []string) (writeRequest, bool) {
 			r.wait, waitSet = true, true
 		case "--overwrite", "--overwrite=true":
 			r.overwrite = true
+		case "--dry-run": // kubectl's deprecated form, without a value
+			dryRunAlone = true
 		default:
 			return false
 		}
@@ -105,6 +110,7 @@ func parseWrite(args []string) (writeRequest, bool) {
 		{names: []string{"--type"}, into: &r.patchType},
 		{names: []string{"--subresource"}, into: &r.subresource},
 		{names: []string{"--replicas"}, into: &replicas},
+		{names: []string{"--dry-run"}, into: &dryRun},
 		{names: []string{"--verb"}, list: &r.verbs},
 		{names: []string{"--resource"}, list: &r.resources},
 		{names: []string{"--resource-name"}, list: &r.resourceNames},
@@ -114,15 +120,22 @@ func parseWrite(args []string) (writeRequest, bool) {
 		{names: []string{"--group"}, list: &r.groups},
 		{names: []string{"--serviceaccount"}, list: &r.serviceAccounts},
 	})
-	if !ok || len(positional) == 0 {
+	if !ok || len(positional) == 0 || dryRunAlone {
 		return r, false
+	}
+	switch dryRun {
+	case "", "none":
+	case "server":
+		r.dryRun = true
+	default:
+		return r, false // client: kubectl prints the object without sending it
 	}
 	// The flags given besides -n, --as and --as-group, which each verb checks it takes.
 	given := map[string]bool{
 		"filename": r.filename != "", "timeout": timeout != "", "for": forFlag != "",
 		"ignore-not-found": r.ignoreMissing, "wait": waitSet, "overwrite": r.overwrite,
 		"patch": r.patch != "", "type": r.patchType != "", "subresource": r.subresource != "",
-		"replicas": replicas != "", "verb": len(r.verbs) > 0, "resource": len(r.resources) > 0,
+		"replicas": replicas != "", "dry-run": dryRun != "", "verb": len(r.verbs) > 0, "resource": len(r.resources) > 0,
 		"resource-name": len(r.resourceNames) > 0, "role": r.role != "", "clusterrole": r.clusterRole != "",
 		"user": len(r.users) > 0, "group": len(r.groups) > 0, "serviceaccount": len(r.serviceAccounts) > 0,
 	}
@@ -148,6 +161,9 @@ func parseWrite(args []string) (writeRequest, bool) {
 		return r, only()
 	case verb == "create" && len(rest) == 0:
 		r.verb = "create"
+		return r, r.filename == "-" && only("filename", "dry-run")
+	case verb == "apply" && len(rest) == 0:
+		r.verb = "apply"
 		return r, r.filename == "-" && only("filename")
 	case verb == "create" && len(rest) == 2 && rest[0] == "role":
 		r.verb, r.args = "create-role", rest[1:]
@@ -278,7 +294,9 @@ func writeInProcess(ctx context.Context, kubeconfig string, r writeRequest, stdi
 	case "create-namespace":
 		return createNamespace(ctx, c, r.args[0])
 	case "create":
-		return createObjects(ctx, c, namespace, r.namespace != "", stdin)
+		return createObjects(ctx, c, namespace, r.namespace != "", r.dryRun, stdin)
+	case "apply":
+		return applyNewObjects(ctx, c, namespace, r.namespace != "", stdin)
 	case "create-role":
 		return createRole(ctx, c, namespace, r)
 	case "create-rolebinding":
@@ -332,56 +350,77 @@ func createNamespace(ctx context.Context, c *getClients, name string) (stdout, s
 
 // createObjects creates the objects of a YAML stream one after another, as `kubectl
 // create -f -` does: each created one printed, the errors of the others printed at the end.
-func createObjects(ctx context.Context, c *getClients, namespace string, enforce bool, stdin string) (stdout, stderr string, err error) {
-	type object struct {
-		obj     *unstructured.Unstructured
-		mapping *meta.RESTMapping
+func createObjects(ctx context.Context, c *getClients, namespace string, enforce, dryRun bool, stdin string) (stdout, stderr string, err error) {
+	objects, err := decodeObjects(c, namespace, enforce, stdin)
+	if err != nil {
+		return "", "", err
 	}
+	options, done := metav1.CreateOptions{FieldManager: "kubectl-create", FieldValidation: "Strict"}, "created"
+	if dryRun {
+		options.DryRun, done = []string{metav1.DryRunAll}, "created (server dry run)"
+	}
+	var out bytes.Buffer
+	var errs []error
+	for _, o := range objects {
+		created, err := c.resourceFor(o.mapping, o.obj.GetNamespace()).Create(ctx, o.obj, options)
+		if err != nil {
+			errs = append(errs, withSource("creating", err))
+			continue
+		}
+		fmt.Fprintf(&out, "%s %s\n", kindName(o.mapping, created.GetName()), done)
+	}
+	return out.String(), errorsText(errs), errors.Join(errs...)
+}
+
+// object is one object of a YAML stream, with its type's mapping.
+type object struct {
+	obj     *unstructured.Unstructured
+	mapping *meta.RESTMapping
+}
+
+// decodeObjects reads a YAML stream as kubectl's resource builder does (numbers as
+// integers where they are, a namespaced object without a namespace in namespace), or
+// returns errKubectlMustAnswer for what kubectl must read itself: lists, objects of a type
+// discovery cannot name, and with enforce (-n given) objects of another namespace.
+func decodeObjects(c *getClients, namespace string, enforce bool, stdin string) ([]object, error) {
 	var objects []object
 	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(stdin), 4096)
 	for {
-		var content map[string]any
-		if err := decoder.Decode(&content); errors.Is(err, io.EOF) {
+		var raw json.RawMessage
+		if err := decoder.Decode(&raw); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return "", "", errKubectlMustAnswer
+			return nil, errKubectlMustAnswer
 		}
-		if len(content) == 0 {
+		if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(raw, []byte("null")) || bytes.Equal(raw, []byte("{}")) {
 			continue
 		}
-		obj := &unstructured.Unstructured{Object: content}
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(raw); err != nil {
+			return nil, errKubectlMustAnswer
+		}
 		gvk := obj.GroupVersionKind()
 		if gvk.Kind == "" || gvk.Version == "" || strings.HasSuffix(gvk.Kind, "List") {
-			return "", "", errKubectlMustAnswer
+			return nil, errKubectlMustAnswer
 		}
 		m, err := c.kindMapping(gvk)
 		if err != nil {
-			return "", "", errKubectlMustAnswer
+			return nil, errKubectlMustAnswer
 		}
 		if m.Scope.Name() == meta.RESTScopeNameNamespace {
 			switch {
 			case obj.GetNamespace() == "":
 				obj.SetNamespace(namespace)
 			case enforce && obj.GetNamespace() != namespace:
-				return "", "", errKubectlMustAnswer // kubectl refuses it, in its own words
+				return nil, errKubectlMustAnswer // kubectl refuses it, in its own words
 			}
 		}
 		objects = append(objects, object{obj, m})
 	}
 	if len(objects) == 0 {
-		return "", "", errKubectlMustAnswer
+		return nil, errKubectlMustAnswer
 	}
-	var out bytes.Buffer
-	var errs []error
-	for _, o := range objects {
-		created, err := c.resourceFor(o.mapping, o.obj.GetNamespace()).Create(ctx, o.obj, metav1.CreateOptions{FieldManager: "kubectl-create", FieldValidation: "Strict"})
-		if err != nil {
-			errs = append(errs, withSource("creating", err))
-			continue
-		}
-		fmt.Fprintf(&out, "%s created\n", kindName(o.mapping, created.GetName()))
-	}
-	return out.String(), errorsText(errs), errors.Join(errs...)
+	return objects, nil
 }
 
 // withSource words an answer of the server as kubectl's AddSourceToErr does for stdin.
