@@ -53,12 +53,15 @@ func (k Kubectl) Exec(stdin string, args ...string) (stdout, stderr string, err 
 }
 
 // execWithin runs kubectl, killing it after limit; the reads and writes it can answer with
-// client-go are answered in this process (kubectlget.go, kubectlwrite.go).
+// client-go are answered in this process (kubectlget.go, kubectlwrite.go, kubectlexec.go).
 func (k Kubectl) execWithin(limit time.Duration, stdin string, args ...string) (stdout, stderr string, err error) {
 	if stdout, stderr, err = k.getWithin(limit, args); !errors.Is(err, errKubectlMustAnswer) {
 		return stdout, stderr, err
 	}
 	if stdout, stderr, err = k.writeWithin(limit, stdin, args); !errors.Is(err, errKubectlMustAnswer) {
+		return stdout, stderr, err
+	}
+	if stdout, stderr, err = k.execIn(limit, stdin, args); !errors.Is(err, errKubectlMustAnswer) {
 		return stdout, stderr, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)

@@ -178,6 +178,7 @@ func parseGet(args []string) (getRequest, bool) {
 // a test's reads do not discover the API each time (kubectl keeps its own cache on disk).
 type getClients struct {
 	namespace string
+	config    *rest.Config // kubectl's own client limits and impersonation
 	dynamic   dynamic.Interface
 	discovery discovery.DiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
@@ -229,7 +230,7 @@ func clientsFor(kubeconfig, as string, groups []string) (*getClients, error) {
 	cached := memory.NewMemCacheClient(disco)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(cached)
 	c := &getClients{
-		namespace: namespace, dynamic: dyn, discovery: disco,
+		namespace: namespace, config: config, dynamic: dyn, discovery: disco,
 		mapper: mapper, expander: restmapper.NewShortcutExpander(mapper, cached, nil),
 		mappings: map[string]*meta.RESTMapping{},
 	}

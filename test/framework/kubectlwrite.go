@@ -580,7 +580,8 @@ func (k Kubectl) InProcess(args ...string) bool {
 	}
 	_, get := parseGet(args)
 	_, write := parseWrite(args)
-	return get || write
+	_, exec := parseExec(args)
+	return get || write || exec
 }
 
 // writeWithin answers args in process within limit when it can.
