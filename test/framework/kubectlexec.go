@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,7 +60,7 @@ func parseExec(args []string) (execRequest, bool) {
 		{names: []string{"--as"}, into: &r.as},
 		{names: []string{"--as-group"}, list: &r.asGroups},
 	})
-	if !ok || len(positional) != 2 || positional[0] != "exec" || r.container == "" {
+	if !ok || len(positional) != 2 || positional[0] != "exec" || r.container == "" || strings.Contains(positional[1], "/") {
 		return r, false
 	}
 	r.pod, r.command = positional[1], args[dash+1:]
