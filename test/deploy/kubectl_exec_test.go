@@ -17,9 +17,13 @@ limitations under the License.
 package deploy
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// execID is the ID containerd gives each exec, which its errors name.
+var execID = regexp.MustCompile(`[0-9a-f]{64}`)
 
 // TestInProcessExecAnswersAsKubectl: etcdctl in the etcd pods runs through an exec the
 // tests answer in process (test/framework/kubectlexec.go); each form prints what kubectl
@@ -42,6 +46,7 @@ func TestInProcessExecAnswersAsKubectl(t *testing.T) {
 		}
 		want, wantErr, wantFailed := itself.Run(t, "", args...)
 		got, gotErr, failed := kc.Run(t, "", args...)
+		wantErr, gotErr = execID.ReplaceAllString(wantErr, "ID"), execID.ReplaceAllString(gotErr, "ID")
 		if got != want || gotErr != wantErr || (failed != nil) != (wantFailed != nil) {
 			t.Errorf("kubectl %s\nin process: %v\n%s\nstderr: %s\nkubectl: %v\n%s\nstderr: %s",
 				strings.Join(args, " "), failed, got, gotErr, wantFailed, want, wantErr)
