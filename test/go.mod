@@ -127,7 +127,6 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	k8s.io/kms v0.37.2 // indirect
-	k8s.io/streaming v0.37.2 // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 )
@@ -140,6 +139,7 @@ require (
 	go.etcd.io/etcd/client/v3 v3.7.0
 	k8s.io/component-base v0.37.2
 	k8s.io/pod-security-admission v0.37.2
+	k8s.io/streaming v0.37.2
 )
 
 // Built against the product in this repository, never a published version.
