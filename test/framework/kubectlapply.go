@@ -19,8 +19,6 @@ package framework
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,22 +51,14 @@ func applyNewObjects(ctx context.Context, c *getClients, namespace string, enfor
 			return "", "", errKubectlMustAnswer
 		}
 	}
-	var out bytes.Buffer
-	var errs []error
+	// Annotated all before the first is created: kubectl may still answer until then.
 	for _, o := range objects {
 		if err := annotateLastApplied(o.obj); err != nil {
 			return "", "", errKubectlMustAnswer
 		}
 		pruneNulls(o.obj.Object)
-		created, err := c.resourceFor(o.mapping, o.obj.GetNamespace()).Create(ctx, o.obj,
-			metav1.CreateOptions{FieldManager: "kubectl-client-side-apply", FieldValidation: "Strict"})
-		if err != nil {
-			errs = append(errs, withSource("creating", err))
-			continue
-		}
-		fmt.Fprintf(&out, "%s created\n", kindName(o.mapping, created.GetName()))
 	}
-	return out.String(), errorsText(errs), errors.Join(errs...)
+	return createEach(ctx, c, objects, metav1.CreateOptions{FieldManager: "kubectl-client-side-apply", FieldValidation: "Strict"}, "created")
 }
 
 // annotateLastApplied records obj as applied, as kubectl's CreateApplyAnnotation does: the

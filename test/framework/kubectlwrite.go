@@ -359,6 +359,12 @@ func createObjects(ctx context.Context, c *getClients, namespace string, enforce
 	if dryRun {
 		options.DryRun, done = []string{metav1.DryRunAll}, "created (server dry run)"
 	}
+	return createEach(ctx, c, objects, options, done)
+}
+
+// createEach creates the objects one after another as kubectl's create and apply do: each
+// created one printed with done, the errors of the others printed at the end.
+func createEach(ctx context.Context, c *getClients, objects []object, options metav1.CreateOptions, done string) (stdout, stderr string, err error) {
 	var out bytes.Buffer
 	var errs []error
 	for _, o := range objects {
@@ -450,10 +456,9 @@ func deleteObjects(ctx context.Context, c *getClients, namespace string, objects
 	read := make([]error, len(objects))
 	uids := make([]types.UID, len(objects))
 	for i, o := range objects {
-		obj, err := c.resourceFor(o.mapping, namespace).Get(ctx, o.name, metav1.GetOptions{})
-		if staleMapping(err) {
-			c.forget(o.typ)
-			return "", "", errKubectlMustAnswer
+		obj, err := readFirst(ctx, c, namespace, o)
+		if errors.Is(err, errKubectlMustAnswer) {
+			return "", "", err
 		}
 		if err == nil {
 			uids[i] = obj.GetUID()
@@ -509,10 +514,9 @@ func deleteObjects(ctx context.Context, c *getClients, namespace string, objects
 // object's does not count.
 func waitForCondition(ctx context.Context, c *getClients, namespace string, objects []named, r writeRequest) (stdout, stderr string, err error) {
 	for _, o := range objects {
-		_, err := c.resourceFor(o.mapping, namespace).Get(ctx, o.name, metav1.GetOptions{})
-		if staleMapping(err) {
-			c.forget(o.typ)
-			return "", "", errKubectlMustAnswer
+		_, err := readFirst(ctx, c, namespace, o)
+		if errors.Is(err, errKubectlMustAnswer) {
+			return "", "", err
 		}
 		if err != nil {
 			return "", errorLine(err), err
