@@ -230,7 +230,7 @@ func (s *operandState) addReload(r content.ReloadObservation) {
 // addCanary: a staged configuration taken back stalls the NginxOperator until its spec
 // changes (the pods serve the stable one); one being compared keeps it progressing.
 func (s *operandState) addCanary(no *v1alpha2.NginxOperator, c *v1alpha2.CanaryStatus) {
-	if c == nil || s.phase == phaseStalled {
+	if c == nil {
 		return
 	}
 	switch c.Phase {
@@ -238,16 +238,30 @@ func (s *operandState) addCanary(no *v1alpha2.NginxOperator, c *v1alpha2.CanaryS
 		if no.Spec.Config == nil || content.ConfigHash(no.Spec.Config.Inline) != c.Hash {
 			return
 		}
+		if s.phase == phaseStalled && !takenBackConfigurationCauses(s.degraded.Reason) {
+			return
+		}
 		s.phase = phaseStalled
 		set(&s.degraded, metav1.ConditionTrue, v1alpha2.ReasonCanaryFailed,
 			fmt.Sprintf("the configuration of revision %d was taken back from the canary pods and is not tried again until spec.config changes: %s", c.Revision, c.Message))
 	case v1alpha2.CanaryAnalyzing:
+		if s.phase == phaseStalled {
+			return
+		}
 		if s.phase == phaseDone {
 			s.phase = phaseProgressing
 		}
 		set(&s.progressing, metav1.ConditionTrue, v1alpha2.ReasonCanaryAnalyzing,
 			fmt.Sprintf("the configuration of revision %d is staged on %s: %s", c.Revision, strings.Join(c.Pods, ", "), c.Message))
 	}
+}
+
+// takenBackConfigurationCauses: the pod failures a configuration taken back from its canary
+// pods leaves behind until they pass their probes again on the stable one (the health path
+// it failed is the readiness and liveness probes' path). The canary failure is their cause,
+// and the one that lasts, so it names the stall; other pod failures have causes of their own.
+func takenBackConfigurationCauses(podFailure string) bool {
+	return podFailure == v1alpha2.ReasonContainerNotReady || podFailure == v1alpha2.ReasonContainerCrashing
 }
 
 // addRefusedService: a refused Service or PodDisruptionBudget degrades the operator but

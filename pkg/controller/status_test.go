@@ -25,8 +25,10 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/example/nginx-operator/pkg/apis/operator/v1alpha2"
+	"github.com/example/nginx-operator/pkg/controller/content"
 )
 
 func deployment(generation, observed int64, replicas, updated, ready, available int32, conds ...appsv1.DeploymentCondition) *appsv1.Deployment {
@@ -114,5 +116,71 @@ func TestComputeStatusIsStable(t *testing.T) {
 	changed := ComputeStatus(no, obs, metav1.NewTime(time.Unix(3000, 0)))
 	if c := apimeta.FindStatusCondition(changed.Conditions, v1alpha2.ConditionAvailable); c.LastTransitionTime.Unix() != 1000 {
 		t.Errorf("Available kept status True, so its lastTransitionTime must stay: %v", c.LastTransitionTime)
+	}
+}
+
+// A configuration taken back from its canary pods leaves them unready (or restarted by the
+// liveness probe) until they pass the health path again on the stable one: the canary
+// failure, the cause, names the stall then. A pod failure with a cause of its own keeps
+// naming it.
+func TestCanaryFailureNamesTheStallItCauses(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 12, 8, 12, 0, 0, 0, time.UTC))
+	unavailable := cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable")
+	available := cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable")
+	cases := []struct {
+		name       string
+		podFailure string
+		canary     v1alpha2.CanaryPhase
+		otherHash  bool
+		want       metav1.ConditionStatus
+		wantReason string
+	}{
+		{"canary pods not ready after the take-back", v1alpha2.ReasonContainerNotReady, v1alpha2.CanaryFailed, false, "True", v1alpha2.ReasonCanaryFailed},
+		{"canary pods restarted by the liveness probe", v1alpha2.ReasonContainerCrashing, v1alpha2.CanaryFailed, false, "True", v1alpha2.ReasonCanaryFailed},
+		{"pods that cannot pull their image", v1alpha2.ReasonImagePullFailed, v1alpha2.CanaryFailed, false, "True", v1alpha2.ReasonImagePullFailed},
+		{"pods not ready, no canary failed", v1alpha2.ReasonContainerNotReady, "", false, "True", v1alpha2.ReasonContainerNotReady},
+		{"pods not ready, a configuration since replaced failed", v1alpha2.ReasonContainerNotReady, v1alpha2.CanaryFailed, true, "True", v1alpha2.ReasonContainerNotReady},
+		{"pods not ready while a canary is compared", v1alpha2.ReasonContainerNotReady, v1alpha2.CanaryAnalyzing, false, "True", v1alpha2.ReasonContainerNotReady},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			no := sample("web")
+			no.Spec.Replicas = ptr.To[int32](4)
+			no.Spec.Config = &v1alpha2.ConfigSource{Inline: "events {}\nhttp { server { listen 8080; } }\n"}
+			obs := Observation{
+				Deployment: deployment(1, 1, 4, 4, 3, 3, available),
+				PodFailure: &PodFailure{Reason: tc.podFailure, Message: "1 pod fails"},
+			}
+			if tc.canary != "" {
+				hash := content.ConfigHash(no.Spec.Config.Inline)
+				if tc.otherHash {
+					hash = content.ConfigHash("events {}\n")
+				}
+				obs.Canary = &v1alpha2.CanaryStatus{Phase: tc.canary, Hash: hash, Revision: 3, Message: "the health path failed"}
+			}
+			st := ComputeStatus(no, obs, now)
+			c := apimeta.FindStatusCondition(st.Conditions, v1alpha2.ConditionStalled)
+			if c == nil || c.Status != tc.want || c.Reason != tc.wantReason {
+				t.Errorf("Stalled = %+v, want %s %s", c, tc.want, tc.wantReason)
+			}
+			if a := apimeta.FindStatusCondition(st.Conditions, v1alpha2.ConditionAvailable); a == nil || a.Status != metav1.ConditionTrue {
+				t.Errorf("Available = %+v: three of four pods serve", a)
+			}
+		})
+	}
+	// Once the pods pass their probes, and while none does, the stall stays the canary's.
+	no := sample("web")
+	no.Spec.Replicas = ptr.To[int32](4)
+	no.Spec.Config = &v1alpha2.ConfigSource{Inline: "events {}\n"}
+	canary := &v1alpha2.CanaryStatus{Phase: v1alpha2.CanaryFailed, Hash: content.ConfigHash(no.Spec.Config.Inline)}
+	for _, d := range []*appsv1.Deployment{deployment(1, 1, 4, 4, 4, 4, available), deployment(1, 1, 4, 4, 0, 0, unavailable)} {
+		obs := Observation{Deployment: d, Canary: canary}
+		if d.Status.ReadyReplicas == 0 {
+			obs.PodFailure = &PodFailure{Reason: v1alpha2.ReasonContainerNotReady, Message: "4 pods are not ready"}
+		}
+		st := ComputeStatus(no, obs, now)
+		if c := apimeta.FindStatusCondition(st.Conditions, v1alpha2.ConditionStalled); c == nil || c.Reason != v1alpha2.ReasonCanaryFailed {
+			t.Errorf("%d of 4 ready: Stalled = %+v, want CanaryFailed", d.Status.ReadyReplicas, c)
+		}
 	}
 }
